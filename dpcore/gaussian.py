@@ -1,0 +1,496 @@
+"""The exact privacy profile of the Gaussian mechanism, computed without cancellation or underflow.
+
+Setting: M(D) = f(D) + Z with Z ~ N(0, sigma^2) and global (L2) sensitivity Delta. With
+h = Delta / sigma, a = h/2 - eps/h and c = -h/2 - eps/h the exact profile is (Balle & Wang 2018,
+"Improving the Gaussian mechanism for differential privacy", Theorem 8)
+
+    delta(eps) = Phi(a) - e^eps Phi(c).
+
+Numerics (see ``shared/math.md``). With the Mills ratio R(z) = Phi(-z)/phi(z) and x = -a,
+
+    Phi(a) = phi(a) R(x),   e^eps Phi(c) = phi(a) R(x + h)      (because phi(a) = e^eps phi(c)),
+
+so delta = phi(a) (R(x) - R(x+h)) and, in logs, ln delta = ln Phi(a) + ln(1 - e^{-dl}) with
+dl = ln R(x) - ln R(x+h) > 0. R is evaluated through ``scipy.special.erfcx`` (no underflow:
+R(z) = sqrt(pi/2) erfcx(z/sqrt 2)). When dl is small the two Mills ratios nearly cancel; there dl
+is computed instead as the integral of a positive function,
+
+    dl = int_x^{x+h} m(u) du,   m(u) = 1/R(u) - u = -(ln R)'(u) > 0,
+
+by 12-point Gauss-Legendre (the interval is short relative to m's distance to its complex
+singularities, so the rule is accurate to rounding), with m(u) from its continued fraction
+m(u) = 1/(u + 2/(u + 3/(u + ...))) for u >= 4 (DLMF 7.9.3) and directly for u < 4.
+No path subtracts two nearly equal numbers, so ln delta is accurate to a few ulps of
+max(1, |ln delta|) and delta = exp(ln delta) is accurate to ~1e-14 relative wherever it is a
+normal double (checked against mpmath at 100 digits: tests/reference/).
+
+Public functions take (eps, sensitivity, sigma) in the units of the query's output.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special as sc
+
+from dpcore import _validate as v
+
+__all__ = [
+    "ClassicBound",
+    "NoiseErrors",
+    "WorstEvent",
+    "boundary",
+    "calibrate_sigma",
+    "classic_sigma",
+    "delta",
+    "densities",
+    "epsilon",
+    "laplace_delta",
+    "laplace_log_delta",
+    "log_delta",
+    "noise_errors",
+    "privacy_loss",
+    "worst_event",
+]
+
+FloatOrArray = float | NDArray[np.float64]
+
+_SQRT2 = math.sqrt(2.0)
+_LOG_HALF = math.log(0.5)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+Z95 = float(sc.ndtri(0.975))  # 1.959963984540054: 95 % of N(0, 1) lies within +-Z95
+
+# The direct formulas are used while the subtracted part is at most _Q_DIRECT of the whole
+# (at most ~1.5 digits lost, error < 3e-14); above it the integral of m is used.
+_Q_DIRECT = 0.97
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(12)
+_CF_FROM = 4.0
+_CF_DEPTH = 40
+
+
+# --------------------------------------------------------------------------------------------
+# Building blocks (work on numpy arrays and on floats alike)
+# --------------------------------------------------------------------------------------------
+def _m(u: NDArray[np.float64]) -> NDArray[np.float64]:
+    """m(u) = 1/R(u) - u = -(ln R)'(u) > 0, to ~2 ulps for every real u."""
+    u = np.asarray(u, dtype=np.float64)
+    out = np.empty_like(u)
+    lo = u < _CF_FROM
+    if np.any(lo):
+        ul = u[lo]
+        out[lo] = _SQRT_2_OVER_PI / sc.erfcx(ul / _SQRT2) - ul
+    # Continued fraction; 40 terms reach rounding level from u = 4, 16 terms from u = 8.
+    for sel, depth in ((~lo & (u < 8.0), 40), (u >= 8.0, 16)):
+        if np.any(sel):
+            us = u[sel]
+            t = np.zeros_like(us)
+            for k in range(depth, 1, -1):
+                t = k / (us + t)
+            out[sel] = 1.0 / (us + t)
+    return out
+
+
+def _dl_integral(x: NDArray[np.float64], h: NDArray[np.float64]) -> NDArray[np.float64]:
+    """ln R(x) - ln R(x + h) as the Gauss-Legendre integral of m over [x, x + h]."""
+    half = 0.5 * h
+    mid = x + half
+    nodes = mid[..., None] + half[..., None] * _GL_NODES
+    return half * (_m(nodes) @ _GL_WEIGHTS)
+
+
+def _log_p0(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """ln Phi(a), through erfcx for a <= 0 (one rounding in a^2/2) and log_ndtr above."""
+    out = np.empty_like(a)
+    le = a <= 0.0
+    out[le] = np.log(0.5 * sc.erfcx(-a[le] / _SQRT2)) - 0.5 * a[le] ** 2
+    out[~le] = sc.log_ndtr(a[~le])
+    return out
+
+
+def _log_delta_vec(eps: NDArray[np.float64], h: NDArray[np.float64]) -> NDArray[np.float64]:
+    """ln delta for 1-D arrays eps >= 0, h > 0 (the vectorised twin of _scalar_parts)."""
+    a = 0.5 * h - eps / h
+    x = -a
+    e2 = sc.erfcx((eps / h + 0.5 * h) / _SQRT2)  # R(x + h) up to sqrt(pi/2)
+    out = np.empty_like(a)
+    careful = np.empty(a.shape, dtype=bool)
+
+    pos = x >= 0.0
+    xp, e2p = x[pos], e2[pos]
+    e1 = sc.erfcx(xp / _SQRT2)
+    # delta = phi(a) (R(x) - R(x + h)) = 0.5 e^{-a^2/2} (e1 - e2), while e2/e1 <= _Q_DIRECT
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[pos] = np.log(0.5 * (e1 - e2p)) - 0.5 * xp * xp
+    careful[pos] = e2p > _Q_DIRECT * e1
+
+    neg = ~pos
+    an = a[neg]
+    # a > 0: delta = 1 - s with s = Phi(-a) + e^eps Phi(c), a sum of two positive terms
+    with np.errstate(under="ignore"):
+        s = 0.5 * sc.erfc(an / _SQRT2) + 0.5 * np.exp(-0.5 * an * an) * e2[neg]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[neg] = np.log1p(-s)
+    careful[neg] = s > _Q_DIRECT
+
+    if np.any(careful):
+        dl = _dl_integral(x[careful], h[careful])
+        out[careful] = _log_p0(a[careful]) + np.log(-np.expm1(-dl))
+    return out
+
+
+def _scalar_parts(eps: float, h: float) -> tuple[float, float, float, float]:
+    """Scalar twin of :func:`_log_delta_vec` (same formulas, branches instead of masks).
+
+    Returns (a, ln Phi(a), ln[e^eps Phi(c)], ln delta) for eps >= 0, h > 0.
+    """
+    a = 0.5 * h - eps / h
+    x = -a
+    half_a2 = 0.5 * a * a
+    e2 = float(sc.erfcx((eps / h + 0.5 * h) / _SQRT2))
+    log_p1s = math.log(0.5 * e2) - half_a2 if e2 > 0.0 else -math.inf
+    if x >= 0.0:
+        e1 = float(sc.erfcx(x / _SQRT2))
+        log_p0 = math.log(0.5 * e1) - half_a2
+        if e2 <= _Q_DIRECT * e1:
+            return a, log_p0, log_p1s, math.log(0.5 * (e1 - e2)) - half_a2
+    else:
+        log_p0 = float(sc.log_ndtr(a))
+        s = 0.5 * float(sc.erfc(a / _SQRT2)) + 0.5 * math.exp(-half_a2) * e2
+        if s <= _Q_DIRECT:
+            return a, log_p0, log_p1s, math.log1p(-s)
+    dl = float(_dl_integral(np.array([x]), np.array([h]))[0])
+    return a, log_p0, log_p1s, log_p0 + math.log(-math.expm1(-dl))
+
+
+def _check_finite_result(log_d: FloatOrArray) -> None:
+    if np.any(np.isneginf(log_d)) or np.any(np.isnan(log_d)):
+        raise ValueError(
+            "ln(delta) is below -1.8e308, beyond what a double can hold: sensitivity/sigma is too "
+            "small for this epsilon (choose a larger sensitivity/sigma ratio or a smaller epsilon)"
+        )
+
+
+def _h(sensitivity: NDArray[np.float64], sigma: NDArray[np.float64]) -> NDArray[np.float64]:
+    with np.errstate(over="ignore", under="ignore"):
+        h = sensitivity / sigma
+    if np.any(np.isinf(h)):
+        raise ValueError("sensitivity/sigma must be a finite number: sigma is too small for it")
+    if np.any((h == 0.0) & (sensitivity > 0.0)):
+        raise ValueError("sensitivity/sigma underflows to 0: sigma is too large for this sensitivity")
+    return h
+
+
+# --------------------------------------------------------------------------------------------
+# The profile
+# --------------------------------------------------------------------------------------------
+def log_delta(eps: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
+    """Natural log of the exact delta(eps) of the Gaussian mechanism (Balle & Wang 2018, Thm 8).
+
+    Domain: eps >= 0, sensitivity >= 0, sigma > 0, all finite; numpy broadcasting.
+    Edge cases: sensitivity == 0 gives -inf exactly (both outputs have the same law, delta = 0);
+    eps == 0 gives ln(2 Phi(h/2) - 1) (total variation distance). For sensitivity > 0 the value
+    is finite whenever it fits in a double, also when delta itself underflows (e.g.
+    sensitivity = 1/32, sigma = 10, eps = 10 gives ln delta = -5.12e6); if ln delta would be
+    below -1.8e308, ValueError.
+    Accuracy: |error| <= ~1e-14 * max(1, |ln delta|) over h = sensitivity/sigma in [1e-6, 1e3] and
+    eps in [0, 1e4] (tests/reference/ holds 100-digit mpmath values).
+    Returns a float for scalar input, else an array of the broadcast shape.
+    """
+    e = v.real("epsilon", eps, lo=0.0)
+    d = v.real("sensitivity", sensitivity, lo=0.0)
+    s = v.real("sigma", sigma, lo=0.0, lo_open=True)
+    e, d, s = np.broadcast_arrays(e, d, s)
+    shape = e.shape
+    e, d, s = e.ravel(), d.ravel(), s.ravel()
+    out = np.full(e.shape, -np.inf)
+    live = d > 0.0
+    if np.any(live):
+        h = _h(d[live], s[live])
+        with np.errstate(over="ignore"):
+            out[live] = _log_delta_vec(e[live], h)
+        _check_finite_result(out[live])
+    out = out.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def delta(eps: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
+    """Exact delta(eps) of the Gaussian mechanism as a double (Balle & Wang 2018, Thm 8).
+
+    Same domain and broadcasting as :func:`log_delta`. Returns 0.0 only for sensitivity == 0
+    (exactly zero) or when the positive value is below the smallest subnormal double (underflow);
+    use :func:`log_delta` or ``dpcore.certify`` to tell those apart. Relative error ~1e-14 while
+    delta >= 1e-300.
+    """
+    ld = log_delta(eps, sensitivity, sigma)
+    with np.errstate(under="ignore"):
+        out = np.exp(ld)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _log_delta_h(eps: float, h: float) -> float:
+    """Scalar ln delta for already validated eps >= 0 and h > 0."""
+    return _scalar_parts(eps, h)[3]
+
+
+# --------------------------------------------------------------------------------------------
+# Inverses
+# --------------------------------------------------------------------------------------------
+def _h_for_delta(eps: float, log_target: float) -> float:
+    """The h > 0 with ln delta(eps; h) = log_target (delta is increasing in h), to ~1 ulp."""
+    if eps == 0.0:
+        # delta(0; h) = erf(h / (2 sqrt 2)): closed form, then polished by the loop below.
+        h = 2.0 * _SQRT2 * float(sc.erfinv(math.exp(log_target)))
+        if not (h > 0.0 and math.isfinite(h)):
+            h = 1e-300
+    else:
+        # Tail start: delta ~ phi(a)/|a| suggests a ~ -sqrt(-2 ln target); solve h/2 - eps/h = a.
+        a0 = -math.sqrt(max(-2.0 * log_target, 0.0))
+        h = a0 + math.sqrt(a0 * a0 + 2.0 * eps)
+        if not (h > 0.0):
+            h = 1.0
+    s = math.log(h)
+    lo, hi = -math.inf, math.inf
+    for _ in range(200):
+        h = math.exp(s)
+        a, _, _, ld = _scalar_parts(eps, h)
+        g = ld - log_target
+        if g > 0.0:
+            hi = min(hi, s)
+        else:
+            lo = max(lo, s)
+        if g == 0.0:
+            break
+        # d ln delta / d ln h = h phi(a) / delta
+        slope = h * math.exp(-0.5 * a * a - _LOG_SQRT_2PI - ld)
+        step = -g / slope if slope > 0.0 and math.isfinite(slope) else -math.copysign(1.0, g)
+        new = s + max(min(step, 2.0), -2.0)
+        if not (lo < new < hi):  # Newton left the bracket: bisect (or expand it)
+            if math.isfinite(lo) and math.isfinite(hi):
+                new = 0.5 * (lo + hi)
+            else:
+                new = s + (2.0 if g < 0.0 else -2.0)
+        if abs(new - s) <= 4e-16 * max(1.0, abs(s)):
+            s = new
+            break
+        s = new
+    return math.exp(s)
+
+
+def calibrate_sigma(eps: float, delta: float, sensitivity: float) -> float:
+    """The smallest sigma whose exact Gaussian profile has delta(eps) <= ``delta``.
+
+    Domain: eps >= 0, delta in [0, 1], sensitivity >= 0 (finite). Edge cases: sensitivity == 0
+    or delta >= 1 give 0.0 (no noise needed); delta == 0 with sensitivity > 0 gives math.inf (no
+    finite sigma achieves pure DP with Gaussian noise). Always conservative: the returned sigma is
+    checked in log space to satisfy ln delta(eps; sensitivity/sigma) <= ln(delta) and nudged up
+    by ulps if rounding put it a hair too low. Accuracy: within ~1e-15 relative of the true
+    minimum (tests compare to an mpmath bisection at 60 digits), for eps in [0, 1e4] and delta in
+    [1e-300, 1). Reference: Balle & Wang 2018, Algorithm 1 (we solve in ln delta instead).
+    """
+    e = v.real_scalar("epsilon", eps, lo=0.0)
+    t = v.real_scalar("delta", delta, lo=0.0, hi=1.0)
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    if d == 0.0 or t >= 1.0:
+        return 0.0
+    if t == 0.0:
+        return math.inf
+    log_t = math.log(t)
+    h = _h_for_delta(e, log_t)
+    sigma = d / h
+    for _ in range(64):
+        hh = d / sigma
+        if hh > 0.0 and _log_delta_h(e, hh) <= log_t:
+            break
+        sigma = math.nextafter(sigma, math.inf)
+    return sigma
+
+
+def epsilon(delta: float, sensitivity: float, sigma: float) -> float:
+    """The smallest eps >= 0 with exact Gaussian delta(eps) <= ``delta``.
+
+    Domain: delta in [0, 1], sensitivity >= 0, sigma > 0 (finite). Edge cases: sensitivity == 0
+    gives 0.0; delta == 0 with sensitivity > 0 gives math.inf (no finite pure epsilon exists);
+    if delta(0) <= delta already, 0.0. Conservative: the returned eps satisfies
+    ln delta(eps) <= ln(delta), checked in log space. Accuracy ~1e-15 relative.
+    """
+    t = v.real_scalar("delta", delta, lo=0.0, hi=1.0)
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
+    if d == 0.0 or t >= 1.0:
+        return 0.0
+    if t == 0.0:
+        return math.inf
+    h = float(_h(np.array(d), np.array(s)))
+    log_t = math.log(t)
+    if _log_delta_h(0.0, h) <= log_t:
+        return 0.0
+    # Start from the tail approximation a ~ -sqrt(-2 ln target): eps = h (h/2 - a).
+    e = max(h * (0.5 * h + math.sqrt(max(-2.0 * log_t, 0.0))), 1e-300)
+    lo, hi = 0.0, math.inf
+    for _ in range(200):
+        _, _, log_p1s, ld = _scalar_parts(e, h)
+        g = ld - log_t
+        if g > 0.0:
+            lo = max(lo, e)
+        else:
+            hi = min(hi, e)
+        if g == 0.0:
+            break
+        # d ln delta / d eps = -e^eps Phi(c) / delta
+        slope = -math.exp(log_p1s - ld)
+        new = e - g / slope if slope < 0.0 and math.isfinite(slope) else math.nan
+        if not (lo < new < hi):
+            new = 0.5 * (lo + hi) if math.isfinite(hi) else max(2.0 * e, e + 1.0)
+        if abs(new - e) <= 4e-16 * max(abs(e), 1e-300):
+            e = new
+            break
+        e = new
+    for _ in range(64):
+        if _log_delta_h(e, h) <= log_t:
+            break
+        e = math.nextafter(e, math.inf)
+    return e
+
+
+# --------------------------------------------------------------------------------------------
+# The picture behind the profile
+# --------------------------------------------------------------------------------------------
+def boundary(eps: float, sensitivity: float, sigma: float) -> float:
+    """The worst event is y < t with t = d/2 - eps sigma^2 / d (reference centre at 0).
+
+    Domain: eps >= 0, sensitivity >= 0, sigma > 0. Edge case: sensitivity == 0 gives -inf (the
+    event where p - e^eps q > 0 is empty). Reference: Balle & Wang 2018, proof of Thm 8.
+    """
+    e = v.real_scalar("epsilon", eps, lo=0.0)
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
+    if d == 0.0:
+        return -math.inf
+    return 0.5 * d - e * s * s / d
+
+
+def densities(
+    y: ArrayLike, sensitivity: float, sigma: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The worst-neighbour output densities p = N(0, sigma^2) and q = N(sensitivity, sigma^2) at y.
+
+    Units: inverse output units (heights exceed 1 when sigma < 1/sqrt(2 pi)).
+    """
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
+    yy = np.asarray(y, dtype=np.float64)
+    from scipy.stats import norm
+
+    return norm.pdf(yy, 0.0, s), norm.pdf(yy, d, s)
+
+
+def privacy_loss(y: ArrayLike, sensitivity: float, sigma: float) -> NDArray[np.float64]:
+    """L(y) = ln p(y)/q(y) = d (d - 2y) / (2 sigma^2): linear in y, unbounded as y -> -inf."""
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
+    yy = np.asarray(y, dtype=np.float64)
+    return d * (d - 2.0 * yy) / (2.0 * s * s)
+
+
+@dataclass(frozen=True)
+class WorstEvent:
+    """The worst event y < t and its two probabilities; delta = p0 - p1_scaled.
+
+    p0 = P[N(0, sigma^2) < t] = Phi(a); p1_scaled = e^eps P[N(d, sigma^2) < t] = e^eps Phi(c).
+    The log fields stay finite where the doubles underflow (-inf only when d = 0).
+    """
+
+    t: float
+    p0: float
+    p1_scaled: float
+    log_p0: float
+    log_p1_scaled: float
+    log_delta: float
+
+
+def worst_event(eps: float, sensitivity: float, sigma: float) -> WorstEvent:
+    """Boundary and the two probabilities of the worst event (Balle & Wang 2018, Thm 8)."""
+    e = v.real_scalar("epsilon", eps, lo=0.0)
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
+    t = boundary(e, d, s)
+    if d == 0.0:
+        return WorstEvent(t, 0.0, 0.0, -math.inf, -math.inf, -math.inf)
+    h = float(_h(np.array(d), np.array(s)))
+    _, lp0, lp1, ld = _scalar_parts(e, h)
+    _check_finite_result(ld)
+    return WorstEvent(t, math.exp(lp0), math.exp(lp1), lp0, lp1, ld)
+
+
+# --------------------------------------------------------------------------------------------
+# Error figures and comparisons
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NoiseErrors:
+    """Error of N(0, sigma^2) noise, in the query's output units (MSE in squared units)."""
+
+    mse: float
+    mae: float
+    half_width_95: float
+
+
+def noise_errors(sigma: float) -> NoiseErrors:
+    """MSE sigma^2, mean absolute error sigma sqrt(2/pi), 95 % half-width 1.95996 sigma.
+
+    sigma >= 0 (0 allowed: no noise). The 5 % outside the 95 % interval is an accuracy
+    statement, not the delta of differential privacy.
+    """
+    s = v.real_scalar("sigma", sigma, lo=0.0)
+    return NoiseErrors(s * s, s * _SQRT_2_OVER_PI, Z95 * s)
+
+
+@dataclass(frozen=True)
+class ClassicBound:
+    """The classic sufficient sigma = sqrt(2 ln(1.25/delta)) Delta / eps (Dwork & Roth 2014,
+    Thm A.1); ``proven`` is False when eps >= 1, outside the theorem's hypothesis."""
+
+    sigma: float
+    proven: bool
+
+
+def classic_sigma(eps: float, delta: float, sensitivity: float) -> ClassicBound:
+    """Classic Gaussian-mechanism sigma, flagged when eps >= 1 (outside its proof).
+
+    Domain: eps >= 0, delta in [0, 1], sensitivity >= 0. Edge cases: sensitivity == 0 gives 0;
+    eps == 0 or delta == 0 (with sensitivity > 0) gives math.inf.
+    """
+    e = v.real_scalar("epsilon", eps, lo=0.0)
+    t = v.real_scalar("delta", delta, lo=0.0, hi=1.0)
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    proven = 0.0 < e < 1.0
+    if d == 0.0:
+        return ClassicBound(0.0, proven)
+    if e == 0.0 or t == 0.0:
+        return ClassicBound(math.inf, proven)
+    return ClassicBound(math.sqrt(2.0 * math.log(1.25 / t)) * d / e, proven)
+
+
+def laplace_log_delta(eps: ArrayLike, sensitivity: float, sigma: float) -> FloatOrArray:
+    """ln delta(eps) of the Laplace mechanism with the same MSE as N(0, sigma^2).
+
+    Scale b = sigma / sqrt(2) (MSE 2 b^2 = sigma^2), eps0 = Delta / b and
+    delta_Lap(eps) = max(0, 1 - exp((eps - eps0) / 2)); -inf where it is exactly 0 (eps >= eps0)
+    or Delta == 0. Reference: e.g. Balle, Barthe & Gaboardi 2018 (privacy profile of Laplace).
+    """
+    e = v.real("epsilon", eps, lo=0.0)
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
+    eps0 = d * _SQRT2 / s
+    with np.errstate(divide="ignore"):
+        out = np.where(e < eps0, np.log(-np.expm1(np.minimum(e - eps0, 0.0) / 2.0)), -np.inf)
+    return float(out) if out.ndim == 0 else out
+
+
+def laplace_delta(eps: ArrayLike, sensitivity: float, sigma: float) -> FloatOrArray:
+    """delta(eps) of the Laplace mechanism at equal MSE (see :func:`laplace_log_delta`)."""
+    out = np.exp(laplace_log_delta(eps, sensitivity, sigma))
+    return float(out) if np.ndim(out) == 0 else out
