@@ -20,6 +20,10 @@ def _describe(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool) 
     return "a finite number"
 
 
+def _not_a_number(name: str, allowed: str, value: object) -> str:
+    return f"{name} must be {allowed} (got {value!r}, which is not a number)"
+
+
 def real(
     name: str,
     value: ArrayLike,
@@ -34,7 +38,7 @@ def real(
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be {allowed} (got {value!r}, which is not a number)") from None
+        raise ValueError(_not_a_number(name, allowed, value)) from None
     bad = ~np.isfinite(arr)
     if lo is not None:
         bad |= (arr <= lo) if lo_open else (arr < lo)
@@ -61,7 +65,7 @@ def real_scalar(
         try:
             value = float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise ValueError(f"{name} must be {allowed} (got {value!r}, which is not a number)") from None
+            raise ValueError(_not_a_number(name, allowed, value)) from None
     v = float(value)
     ok = math.isfinite(v)
     if ok and lo is not None:

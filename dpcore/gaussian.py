@@ -17,7 +17,7 @@ is computed instead as the integral of a positive function,
 
     dl = int_x^{x+h} m(u) du,   m(u) = 1/R(u) - u = -(ln R)'(u) > 0,
 
-by 12-point Gauss-Legendre (the interval is short relative to m's distance to its complex
+by 8-point Gauss-Legendre (the interval is short relative to m's distance to its complex
 singularities, so the rule is accurate to rounding), with m(u) from its continued fraction
 m(u) = 1/(u + 2/(u + 3/(u + ...))) for u >= 4 (DLMF 7.9.3) and directly for u < 4.
 No path subtracts two nearly equal numbers, so ln delta is accurate to a few ulps of
@@ -67,7 +67,10 @@ Z95 = float(sc.ndtri(0.975))  # 1.959963984540054: 95 % of N(0, 1) lies within +
 # The direct formulas are used while the subtracted part is at most _Q_DIRECT of the whole
 # (at most ~1.5 digits lost, error < 3e-14); above it the integral of m is used.
 _Q_DIRECT = 0.97
-_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(12)
+# Inverses aim 4 ulps (relative, in ln delta) below the target, so the result stays conservative
+# whichever evaluation path (scalar or vectorised; they differ by ~1 ulp) checks it.
+_SAFETY = 8.9e-16
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 _CF_FROM = 4.0
 _CF_DEPTH = 40
 
@@ -100,6 +103,26 @@ def _dl_integral(x: NDArray[np.float64], h: NDArray[np.float64]) -> NDArray[np.f
     mid = x + half
     nodes = mid[..., None] + half[..., None] * _GL_NODES
     return half * (_m(nodes) @ _GL_WEIGHTS)
+
+
+_GL_PAIRS = tuple(zip(_GL_NODES.tolist(), _GL_WEIGHTS.tolist(), strict=True))
+def _m_scalar(u: float) -> float:
+    """Scalar m(u) (same formulas as :func:`_m`; CF depth per u reaches rounding level,
+    checked against mpmath at 50 digits)."""
+    if u < _CF_FROM:
+        return _SQRT_2_OVER_PI / float(sc.erfcx(u / _SQRT2)) - u
+    depth = 40 if u < 8.0 else 16 if u < 16.0 else 10 if u < 25.0 else 8 if u < 50.0 else 6
+    t = 0.0
+    for k in range(depth, 1, -1):
+        t = k / (u + t)
+    return 1.0 / (u + t)
+
+
+def _dl_scalar(x: float, h: float) -> float:
+    """Scalar :func:`_dl_integral` (pure Python: numpy's per-call overhead dominates here)."""
+    half = 0.5 * h
+    mid = x + half
+    return half * sum(w * _m_scalar(mid + half * z) for z, w in _GL_PAIRS)
 
 
 def _log_p0(a: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -162,7 +185,7 @@ def _scalar_parts(eps: float, h: float) -> tuple[float, float, float, float]:
         s = 0.5 * float(sc.erfc(a / _SQRT2)) + 0.5 * math.exp(-half_a2) * e2
         if s <= _Q_DIRECT:
             return a, log_p0, log_p1s, math.log1p(-s)
-    dl = float(_dl_integral(np.array([x]), np.array([h]))[0])
+    dl = _dl_scalar(x, h)
     return a, log_p0, log_p1s, log_p0 + math.log(-math.expm1(-dl))
 
 
@@ -174,13 +197,17 @@ def _check_finite_result(log_d: FloatOrArray) -> None:
         )
 
 
+_H_TOO_BIG = "sensitivity/sigma must be a finite number: sigma is too small for it"
+_H_TOO_SMALL = "sensitivity/sigma underflows to 0: sigma is too large for this sensitivity"
+
+
 def _h(sensitivity: NDArray[np.float64], sigma: NDArray[np.float64]) -> NDArray[np.float64]:
     with np.errstate(over="ignore", under="ignore"):
         h = sensitivity / sigma
     if np.any(np.isinf(h)):
-        raise ValueError("sensitivity/sigma must be a finite number: sigma is too small for it")
+        raise ValueError(_H_TOO_BIG)
     if np.any((h == 0.0) & (sensitivity > 0.0)):
-        raise ValueError("sensitivity/sigma underflows to 0: sigma is too large for this sensitivity")
+        raise ValueError(_H_TOO_SMALL)
     return h
 
 
@@ -200,6 +227,9 @@ def log_delta(eps: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike) -> Float
     eps in [0, 1e4] (tests/reference/ holds 100-digit mpmath values).
     Returns a float for scalar input, else an array of the broadcast shape.
     """
+    args = (eps, sensitivity, sigma)
+    if all(isinstance(z, (int, float)) and not isinstance(z, bool) for z in args):
+        return _log_delta_scalar(eps, sensitivity, sigma)  # type: ignore[arg-type]
     e = v.real("epsilon", eps, lo=0.0)
     d = v.real("sensitivity", sensitivity, lo=0.0)
     s = v.real("sigma", sigma, lo=0.0, lo_open=True)
@@ -215,6 +245,24 @@ def log_delta(eps: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike) -> Float
         _check_finite_result(out[live])
     out = out.reshape(shape)
     return float(out) if out.ndim == 0 else out
+
+
+def _log_delta_scalar(eps: float, sensitivity: float, sigma: float) -> float:
+    """Fast path of :func:`log_delta` for plain Python numbers (the UI's and solvers' case)."""
+    e = v.real_scalar("epsilon", eps, lo=0.0)
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
+    if d == 0.0:
+        return -math.inf
+    h = d / s
+    if math.isinf(h) or h == 0.0:
+        raise ValueError(_H_TOO_BIG if h else _H_TOO_SMALL)
+    try:
+        ld = _scalar_parts(e, h)[3]
+    except (OverflowError, ValueError):  # math.log(0.0) / overflow: ln delta beyond doubles
+        ld = -math.inf
+    _check_finite_result(ld)
+    return ld
 
 
 def delta(eps: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
@@ -241,43 +289,42 @@ def _log_delta_h(eps: float, h: float) -> float:
 # --------------------------------------------------------------------------------------------
 def _h_for_delta(eps: float, log_target: float) -> float:
     """The h > 0 with ln delta(eps; h) = log_target (delta is increasing in h), to ~1 ulp."""
-    if eps == 0.0:
-        # delta(0; h) = erf(h / (2 sqrt 2)): closed form, then polished by the loop below.
-        h = 2.0 * _SQRT2 * float(sc.erfinv(math.exp(log_target)))
-        if not (h > 0.0 and math.isfinite(h)):
-            h = 1e-300
-    else:
-        # Tail start: delta ~ phi(a)/|a| suggests a ~ -sqrt(-2 ln target); solve h/2 - eps/h = a.
+    # delta(0; h) = erf(h / (2 sqrt 2)) >= delta(eps; h), so its root is a lower bound; the tail
+    # approximation delta ~ phi(a)/|a| suggests a ~ -sqrt(-2 ln target), h/2 - eps/h = a.
+    h = 2.0 * _SQRT2 * float(sc.erfinv(math.exp(log_target)))
+    if not (h > 0.0 and math.isfinite(h)):
+        h = 1e-300
+    if eps > 0.0:
         a0 = -math.sqrt(max(-2.0 * log_target, 0.0))
-        h = a0 + math.sqrt(a0 * a0 + 2.0 * eps)
-        if not (h > 0.0):
-            h = 1.0
-    s = math.log(h)
-    lo, hi = -math.inf, math.inf
+        h_tail = 2.0 * eps / (math.sqrt(a0 * a0 + 2.0 * eps) - a0)  # = a0 + sqrt(a0^2 + 2 eps)
+        if math.isfinite(h_tail):
+            h = max(h, h_tail)
+    # Newton on ln h, carried out multiplicatively on h so the iterate keeps a relative
+    # precision of one ulp even when |ln h| is large; [lo, hi] brackets the root.
+    lo, hi = 0.0, math.inf
     for _ in range(200):
-        h = math.exp(s)
         a, _, _, ld = _scalar_parts(eps, h)
         g = ld - log_target
         if g > 0.0:
-            hi = min(hi, s)
+            hi = min(hi, h)
         else:
-            lo = max(lo, s)
+            lo = max(lo, h)
         if g == 0.0:
             break
         # d ln delta / d ln h = h phi(a) / delta
-        slope = h * math.exp(-0.5 * a * a - _LOG_SQRT_2PI - ld)
-        step = -g / slope if slope > 0.0 and math.isfinite(slope) else -math.copysign(1.0, g)
-        new = s + max(min(step, 2.0), -2.0)
-        if not (lo < new < hi):  # Newton left the bracket: bisect (or expand it)
-            if math.isfinite(lo) and math.isfinite(hi):
-                new = 0.5 * (lo + hi)
-            else:
-                new = s + (2.0 if g < 0.0 else -2.0)
-        if abs(new - s) <= 4e-16 * max(1.0, abs(s)):
-            s = new
+        slope = math.exp(min(math.log(h) - 0.5 * a * a - _LOG_SQRT_2PI - ld, 700.0))
+        step = -g / slope if slope > 0.0 else -math.copysign(1.0, g)
+        step = max(min(step, 20.0), -20.0)
+        new = h * math.exp(step)
+        if abs(new - h) <= 4e-16 * h:
             break
-        s = new
-    return math.exp(s)
+        if not (lo < new < hi):  # Newton left the bracket: bisect it (or expand it)
+            if lo > 0.0 and math.isfinite(hi):
+                new = math.sqrt(lo) * math.sqrt(hi)
+            else:
+                new = h * (math.e**2 if g < 0.0 else math.e**-2)
+        h = new
+    return h
 
 
 def calibrate_sigma(eps: float, delta: float, sensitivity: float) -> float:
@@ -286,8 +333,9 @@ def calibrate_sigma(eps: float, delta: float, sensitivity: float) -> float:
     Domain: eps >= 0, delta in [0, 1], sensitivity >= 0 (finite). Edge cases: sensitivity == 0
     or delta >= 1 give 0.0 (no noise needed); delta == 0 with sensitivity > 0 gives math.inf (no
     finite sigma achieves pure DP with Gaussian noise). Always conservative: the returned sigma is
-    checked in log space to satisfy ln delta(eps; sensitivity/sigma) <= ln(delta) and nudged up
-    by ulps if rounding put it a hair too low. Accuracy: within ~1e-15 relative of the true
+    checked in log space to satisfy ln delta(eps; sensitivity/sigma) <= ln(delta) - 4 ulps
+    (so both evaluation paths agree it is within target) and nudged up by ulps if rounding put
+    it a hair too low. Accuracy: within ~1e-15 relative of the true
     minimum (tests compare to an mpmath bisection at 60 digits), for eps in [0, 1e4] and delta in
     [1e-300, 1). Reference: Balle & Wang 2018, Algorithm 1 (we solve in ln delta instead).
     """
@@ -299,13 +347,16 @@ def calibrate_sigma(eps: float, delta: float, sensitivity: float) -> float:
     if t == 0.0:
         return math.inf
     log_t = math.log(t)
-    h = _h_for_delta(e, log_t)
+    goal = log_t - _SAFETY * max(1.0, -log_t)
+    h = _h_for_delta(e, goal)
     sigma = d / h
-    for _ in range(64):
+    bump = 2.220446049250313e-16
+    for _ in range(64):  # make it conservative in log space: grow sigma by 1, 2, 4, ... ulps
         hh = d / sigma
-        if hh > 0.0 and _log_delta_h(e, hh) <= log_t:
+        if hh > 0.0 and _log_delta_h(e, hh) <= goal:
             break
-        sigma = math.nextafter(sigma, math.inf)
+        sigma *= 1.0 + bump
+        bump *= 2.0
     return sigma
 
 
@@ -341,18 +392,20 @@ def epsilon(delta: float, sensitivity: float, sigma: float) -> float:
         if g == 0.0:
             break
         # d ln delta / d eps = -e^eps Phi(c) / delta
-        slope = -math.exp(log_p1s - ld)
+        slope = -math.exp(min(log_p1s - ld, 700.0))
         new = e - g / slope if slope < 0.0 and math.isfinite(slope) else math.nan
+        if abs(new - e) <= 4e-16 * e:
+            break
         if not (lo < new < hi):
             new = 0.5 * (lo + hi) if math.isfinite(hi) else max(2.0 * e, e + 1.0)
-        if abs(new - e) <= 4e-16 * max(abs(e), 1e-300):
-            e = new
-            break
         e = new
-    for _ in range(64):
-        if _log_delta_h(e, h) <= log_t:
+    goal = log_t - _SAFETY * max(1.0, -log_t)
+    bump = 2.220446049250313e-16
+    for _ in range(64):  # conservative in log space: grow eps by 1, 2, 4, ... ulps
+        if _log_delta_h(e, h) <= goal:
             break
-        e = math.nextafter(e, math.inf)
+        e *= 1.0 + bump
+        bump *= 2.0
     return e
 
 

@@ -1,0 +1,63 @@
+"""Property tests (hypothesis) of the Gaussian profile and its inverses."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpcore import gaussian as g
+
+eps_s = st.floats(min_value=0.0, max_value=1e4, allow_nan=False)
+small_eps = st.floats(min_value=0.0, max_value=50.0, allow_nan=False)
+h_s = st.floats(min_value=1e-6, max_value=1e3, allow_nan=False)
+log10_delta_s = st.floats(min_value=-300.0, max_value=-0.01, allow_nan=False)
+SET = settings(max_examples=300, deadline=None)
+
+
+@SET
+@given(eps_s, h_s)
+def test_delta_is_a_probability_and_log_is_finite(eps, h):
+    ld = g.log_delta(eps, h, 1.0)
+    assert math.isfinite(ld) and ld <= 0.0
+    assert 0.0 <= g.delta(eps, h, 1.0) <= 1.0
+
+
+@SET
+@given(eps_s, eps_s, h_s)
+def test_non_increasing_in_eps(e1, e2, h):
+    lo, hi = min(e1, e2), max(e1, e2)
+    assert g.log_delta(hi, h, 1.0) <= g.log_delta(lo, h, 1.0) + 1e-15 * abs(g.log_delta(lo, h, 1.0))
+
+
+@SET
+@given(eps_s, h_s, h_s)
+def test_non_decreasing_in_sensitivity_over_sigma(eps, h1, h2):
+    lo, hi = min(h1, h2), max(h1, h2)
+    a, b = g.log_delta(eps, lo, 1.0), g.log_delta(eps, hi, 1.0)
+    assert b >= a - 1e-15 * abs(a)
+
+
+@SET
+@given(small_eps, log10_delta_s, st.floats(min_value=1e-3, max_value=1e3))
+def test_calibrate_then_delta_round_trip(eps, log10_target, sens):
+    target = 10.0**log10_target
+    sigma = g.calibrate_sigma(eps, target, sens)
+    ld = g.log_delta(eps, sens, sigma)
+    assert ld <= math.log(target)  # conservative
+    assert ld >= math.log(target) - 1e-9 * max(1.0, abs(math.log(target)))  # and tight
+
+
+@SET
+@given(small_eps, h_s)
+def test_epsilon_delta_round_trip(eps, h):
+    ld = g.log_delta(eps, h, 1.0)
+    target = math.exp(ld)
+    if not 0.0 < target < 1.0:
+        return
+    e = g.epsilon(target, h, 1.0)
+    back = g.log_delta(e, h, 1.0)
+    assert back <= math.log(target)  # conservative
+    if e > 0.0:  # and tight (in delta: eps itself is ill-conditioned where delta is flat)
+        assert back >= math.log(target) - 1e-12 * max(1.0, abs(math.log(target)))
