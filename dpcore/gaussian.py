@@ -44,6 +44,7 @@ __all__ = [
     "WorstEvent",
     "boundary",
     "calibrate_sigma",
+    "classic_log_delta",
     "classic_sigma",
     "delta",
     "densities",
@@ -525,6 +526,25 @@ def classic_sigma(eps: float, delta: float, sensitivity: float) -> ClassicBound:
     if e == 0.0 or t == 0.0:
         return ClassicBound(math.inf, proven)
     return ClassicBound(math.sqrt(2.0 * math.log(1.25 / t)) * d / e, proven)
+
+
+def classic_log_delta(eps: ArrayLike, sensitivity: float, sigma: float) -> FloatOrArray:
+    """ln of the delta the classic bound certifies for a given sigma: the classic formula
+    sigma = sqrt(2 ln(1.25/delta)) Delta / eps solved for delta,
+
+        ln delta_classic(eps) = ln 1.25 - (eps sigma / Delta)^2 / 2,  capped at ln 1 = 0.
+
+    Only eps < 1 is inside the classic proof (Dwork & Roth 2014, Thm A.1); outside it the value is
+    a formula, not a guarantee (it can be below the exact delta). -inf for Delta == 0.
+    """
+    e = v.real("epsilon", eps, lo=0.0)
+    d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
+    s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
+    if d == 0.0:
+        out = np.full(e.shape, -np.inf)
+    else:
+        out = np.minimum(math.log(1.25) - 0.5 * (e * s / d) ** 2, 0.0)
+    return float(out) if out.ndim == 0 else out
 
 
 def laplace_log_delta(eps: ArrayLike, sensitivity: float, sigma: float) -> FloatOrArray:

@@ -261,3 +261,16 @@ def test_laplace_at_equal_mse():
     assert g.laplace_delta(eps0 + 0.1, d, sigma) == 0.0
     assert g.laplace_log_delta(eps0 + 0.1, d, sigma) == -math.inf
     assert g.laplace_log_delta(1.0, 0.0, sigma) == -math.inf
+
+
+def test_classic_log_delta_inverts_classic_sigma():
+    for eps in (0.1, 0.5, 0.9):
+        for target in (1e-12, 1e-5, 0.01):
+            sigma = g.classic_sigma(eps, target, 2.0).sigma
+            got = g.classic_log_delta(eps, 2.0, sigma)
+            assert got == pytest.approx(math.log(target), rel=1e-12)
+    assert g.classic_log_delta(0.0, 1.0, 1.0) == 0.0  # capped at delta = 1
+    assert g.classic_log_delta(1.0, 0.0, 1.0) == -math.inf
+    # with eps < 1 the classic delta is never below the exact one (it is a valid bound there)
+    e = np.linspace(0.01, 0.99, 50)
+    assert np.all(g.classic_log_delta(e, 1.0, 3.0) >= g.log_delta(e, 1.0, 3.0))
