@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,8 @@ eps_s = st.floats(min_value=0.0, max_value=1e4, allow_nan=False)
 small_eps = st.floats(min_value=0.0, max_value=50.0, allow_nan=False)
 h_s = st.floats(min_value=1e-6, max_value=1e3, allow_nan=False)
 log10_delta_s = st.floats(min_value=-300.0, max_value=-0.01, allow_nan=False)
-SET = settings(max_examples=300, deadline=None)
+# DPLAB_HYPOTHESIS_EXAMPLES=5000 for a thorough run; the suite's default keeps it quick.
+SET = settings(max_examples=int(os.environ.get("DPLAB_HYPOTHESIS_EXAMPLES", "300")), deadline=None)
 
 
 @SET
