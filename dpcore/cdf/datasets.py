@@ -1,0 +1,90 @@
+"""Data sets for the CDF experiments: three synthetic shapes and three small real CSVs.
+
+Synthetic (on [0, 1], population CDF known exactly, NOT private):
+* beta: Beta(2, 5);
+* bimodal: 0.5 N(0.3, 0.05^2) + 0.5 N(0.7, 0.08^2), clipped to [0, 1] (the clipped mass sits
+  at 0 and 1, so the population CDF jumps there);
+* uniform: Uniform(0, 1).
+Real (assets/data/*.csv, sources and licences in assets/data/README.md); the reference is the
+empirical CDF of the clipped data (NOT private).  Bounds are public choices made from the
+variable's meaning, not from the data.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special, stats
+
+FloatArray = NDArray[np.float64]
+DATA_DIR = Path(__file__).resolve().parents[2] / "assets" / "data"
+
+SYNTHETIC = ("beta", "bimodal", "uniform")
+
+
+@dataclass(frozen=True)
+class RealData:
+    name: str
+    values: FloatArray
+    bounds: tuple[float, float]
+    unit: str
+    source: str
+
+
+# file, column, public bounds, unit
+_REAL = {
+    "anes96_age": ("anes96_age.csv", "age", (18.0, 100.0), "years"),
+    "diabetes_age": ("diabetes_age.csv", "age", (18.0, 100.0), "years"),
+    "penguins_mass": ("penguins_body_mass.csv", "body_mass_g", (2000.0, 7000.0), "g"),
+}
+REAL = tuple(_REAL)
+
+
+def sample(shape: str, n: int, rng: np.random.Generator) -> FloatArray:
+    """n draws of a synthetic shape (values in [0, 1])."""
+    if shape == "beta":
+        return rng.beta(2.0, 5.0, n)
+    if shape == "uniform":
+        return rng.uniform(0.0, 1.0, n)
+    if shape == "bimodal":
+        first = rng.random(n) < 0.5
+        x = np.where(first, rng.normal(0.3, 0.05, n), rng.normal(0.7, 0.08, n))
+        return np.clip(x, 0.0, 1.0)
+    raise ValueError(f"shape must be one of {SYNTHETIC} (got {shape!r})")
+
+
+def population_cdf(shape: str) -> Callable[[FloatArray], FloatArray]:
+    """The exact population CDF of a synthetic shape (NOT private: it is the truth)."""
+    if shape == "beta":
+        return lambda t: stats.beta.cdf(np.asarray(t, dtype=np.float64), 2.0, 5.0)
+    if shape == "uniform":
+        return lambda t: np.clip(np.asarray(t, dtype=np.float64), 0.0, 1.0)
+    if shape == "bimodal":
+
+        def f(t: FloatArray) -> FloatArray:
+            t = np.asarray(t, dtype=np.float64)
+            mix = 0.5 * special.ndtr((t - 0.3) / 0.05) + 0.5 * special.ndtr((t - 0.7) / 0.08)
+            return np.where(t < 0.0, 0.0, np.where(t >= 1.0, 1.0, mix))
+
+        return f
+    raise ValueError(f"shape must be one of {SYNTHETIC} (got {shape!r})")
+
+
+@lru_cache(maxsize=8)
+def load_real(name: str) -> RealData:
+    """Load one of the real data sets shipped as CSV under assets/data."""
+    if name not in _REAL:
+        raise ValueError(f"name must be one of {REAL} (got {name!r})")
+    fname, col, bounds, unit = _REAL[name]
+    path = DATA_DIR / fname
+    with path.open(newline="", encoding="utf-8") as fh:
+        vals = [float(row[col]) for row in csv.DictReader(fh)]
+    arr = np.array(vals)
+    arr.setflags(write=False)
+    return RealData(name, arr, bounds, unit, str(path.name))
