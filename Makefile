@@ -25,3 +25,5 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/gaussian_speed.py
+	$(BIN)/python benchmarks/cdf_speed.py
+	$(BIN)/python benchmarks/cdf_hq_bins.py
