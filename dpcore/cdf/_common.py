@@ -153,6 +153,12 @@ class Release:
     def n_clipped(self) -> int:
         return self.n_below + self.n_above
 
+    @classmethod
+    def of(cls, clipped: Clipped, **fields: Any) -> Release:
+        """A release of ``clipped`` data: n, bounds and clip counts come from ``clipped``."""
+        return cls(n=clipped.n, bounds=(clipped.lo, clipped.hi), n_below=clipped.n_below,
+                   n_above=clipped.n_above, **fields)
+
 
 @dataclass(frozen=True, eq=False)
 class CDFEstimate:

@@ -105,17 +105,14 @@ def estimate_hq(
         vals = np.clip(PchipInterpolator(edges_t, edge_cdf)(t), 0.0, 1.0)
     else:
         vals = np.interp(t, edges_t, edge_cdf)
-    rel = Release(
+    rel = Release.of(
+        clipped,
         method="hq",
         mechanism=noise,
         values=noisy,
         noise_scale=scale,
         sensitivity=sens,
         norm=norm,
-        n=n,
-        bounds=(clipped.lo, clipped.hi),
-        n_below=clipped.n_below,
-        n_above=clipped.n_above,
         eps=eps_v,
         delta=cert_delta,
         accounting=how,

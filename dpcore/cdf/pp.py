@@ -192,17 +192,14 @@ def release(
             sd[1:] = sigma / math.sqrt(2.0)
             how += "; noise sigma on c_0 and sigma/sqrt(2) on c_1.. (whitened sensitivity 1/n)"
         y = c + rng.normal(0.0, 1.0, size=c.size) * sd
-        return Release(
+        return Release.of(
+            clipped,
             method="pp",
             mechanism=noise,
             values=y,
             noise_scale=sigma,
             sensitivity=sens,
             norm="L2" if noise == "gaussian" else "L2 (whitened)",
-            n=n,
-            bounds=(clipped.lo, clipped.hi),
-            n_below=clipped.n_below,
-            n_above=clipped.n_above,
             eps=eps,
             delta=delta,
             accounting=how,
@@ -215,17 +212,14 @@ def release(
         scales = np.full(c.size, b)
         scales[0] = b * c0_scale
         y = c + rng.laplace(0.0, 1.0, size=c.size) * scales
-        return Release(
+        return Release.of(
+            clipped,
             method="pp",
             mechanism=noise,
             values=y,
             noise_scale=b,
             sensitivity=sens,
             norm="L1" if c0_scale == 1.0 else f"weighted L1 (c_0 weight 1/{c0_scale:g})",
-            n=n,
-            bounds=(clipped.lo, clipped.hi),
-            n_below=clipped.n_below,
-            n_above=clipped.n_above,
             eps=eps,
             delta=0.0,
             accounting="one Laplace release (pure eps-DP, Dwork et al. 2006) with a certified "

@@ -126,17 +126,14 @@ def estimate_aq(
     fp = np.concatenate([[0.0], probs, [1.0]])
     vals = finish_grid(np.interp(t, xp, fp))
     lo, hi = clipped.lo, clipped.hi
-    rel = Release(
+    rel = Release.of(
+        clipped,
         method="aq",
         mechanism="exponential",
         values=lo + (hi - lo) * q,
         noise_scale=eps_call,
         sensitivity=1.0,
         norm="utility",
-        n=clipped.n,
-        bounds=(lo, hi),
-        n_below=clipped.n_below,
-        n_above=clipped.n_above,
         eps=eps_v,
         delta=0.0,
         accounting=f"{m} exponential-mechanism calls in {depth} levels, eps per call "
