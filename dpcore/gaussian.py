@@ -136,32 +136,28 @@ def _log_p0(a: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _log_delta_vec(eps: NDArray[np.float64], h: NDArray[np.float64]) -> NDArray[np.float64]:
-    """ln delta for 1-D arrays eps >= 0, h > 0 (the vectorised twin of _scalar_parts)."""
-    a = 0.5 * h - eps / h
-    x = -a
-    e2 = sc.erfcx((eps / h + 0.5 * h) / _SQRT2)  # R(x + h) up to sqrt(pi/2)
-    out = np.empty_like(a)
-    careful = np.empty(a.shape, dtype=bool)
+    """ln delta for 1-D arrays eps >= 0, h > 0 (the vectorised twin of _scalar_parts).
 
-    pos = x >= 0.0
-    xp, e2p = x[pos], e2[pos]
-    e1 = sc.erfcx(xp / _SQRT2)
-    # delta = phi(a) (R(x) - R(x + h)) = 0.5 e^{-a^2/2} (e1 - e2), while e2/e1 <= _Q_DIRECT
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out[pos] = np.log(0.5 * (e1 - e2p)) - 0.5 * xp * xp
-    careful[pos] = e2p > _Q_DIRECT * e1
-
-    neg = ~pos
-    an = a[neg]
-    # a > 0: delta = 1 - s with s = Phi(-a) + e^eps Phi(c), a sum of two positive terms
-    with np.errstate(under="ignore"):
-        s = 0.5 * sc.erfc(an / _SQRT2) + 0.5 * np.exp(-0.5 * an * an) * e2[neg]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out[neg] = np.log1p(-s)
-    careful[neg] = s > _Q_DIRECT
-
+    With e1 = erfcx(|a|/sqrt2) and e2 = erfcx((x+h)/sqrt2), both never overflow:
+    a <= 0: delta = phi(a) (R(x) - R(x + h)) = 0.5 e^{-a^2/2} (e1 - e2);
+    a > 0:  delta = 1 - s, s = Phi(-a) + e^eps Phi(c) = 0.5 e^{-a^2/2} (e1 + e2), a sum of
+    positive terms. Both are used while the subtracted part is <= _Q_DIRECT of the whole; the
+    rest goes through the integral of m. Computing both branches everywhere and selecting
+    costs less than gathering and scattering the two subsets.
+    """
+    r = eps / h
+    hh = 0.5 * h
+    a = hh - r
+    e2 = sc.erfcx((r + hh) / _SQRT2)
+    e1 = sc.erfcx(np.abs(a) / _SQRT2)
+    half_a2 = 0.5 * a * a
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        pos = a <= 0.0
+        s = 0.5 * np.exp(-half_a2) * (e1 + e2)
+        out = np.where(pos, np.log(0.5 * (e1 - e2)) - half_a2, np.log1p(-s))
+        careful = np.where(pos, e2 > _Q_DIRECT * e1, s > _Q_DIRECT)
     if np.any(careful):
-        dl = _dl_integral(x[careful], h[careful])
+        dl = _dl_integral(-a[careful], h[careful])
         out[careful] = _log_p0(a[careful]) + np.log(-np.expm1(-dl))
     return out
 
@@ -183,7 +179,7 @@ def _scalar_parts(eps: float, h: float) -> tuple[float, float, float, float]:
             return a, log_p0, log_p1s, math.log(0.5 * (e1 - e2)) - half_a2
     else:
         log_p0 = float(sc.log_ndtr(a))
-        s = 0.5 * float(sc.erfc(a / _SQRT2)) + 0.5 * math.exp(-half_a2) * e2
+        s = 0.5 * math.exp(-half_a2) * (float(sc.erfcx(a / _SQRT2)) + e2)
         if s <= _Q_DIRECT:
             return a, log_p0, log_p1s, math.log1p(-s)
     dl = _dl_scalar(x, h)
