@@ -1,0 +1,77 @@
+"""Message catalogues: one JSON file per page and language, ``app/i18n/<page>.<lang>.json``.
+
+All files of one language are merged into a single flat catalogue (keys are unique across pages,
+e.g. ``common.*``, ``lab.*``, ``cdf.*``). Korean is the default language, English the second.
+``t(key, lang, **fmt)`` looks a message up and fills ``str.format`` fields.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+CATALOGUE_DIR = Path(__file__).with_name("i18n")
+LANGUAGES: tuple[str, ...] = ("ko", "en")
+DEFAULT_LANGUAGE = "ko"
+
+
+@cache
+def catalogue(lang: str) -> dict[str, str]:
+    """Merged catalogue of every ``*.<lang>.json`` file; a key defined twice is an error."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
+    merged: dict[str, str] = {}
+    for path in sorted(CATALOGUE_DIR.glob(f"*.{lang}.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for key, text in data.items():
+            if key in merged:
+                raise ValueError(f"message key {key!r} is defined twice ({path.name})")
+            merged[key] = text
+    return merged
+
+
+def t(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
+    """The message ``key`` in ``lang``; ``fmt`` fills its ``{name}`` fields.
+
+    A missing key raises KeyError: every key must exist in every language (unit-tested).
+    """
+    text = catalogue(lang)[key]
+    return text.format(**fmt) if fmt else text
+
+
+def pick_language(query_lang: str | None, accept_language: str | None) -> str:
+    """Language for a request: ``?lang=`` wins, then the Accept-Language header, then Korean."""
+    if query_lang in LANGUAGES:
+        return query_lang
+    if accept_language:
+        ranked: list[tuple[float, int, str]] = []
+        for pos, part in enumerate(accept_language.split(",")):
+            fields = part.strip().split(";")
+            tag = fields[0].strip().lower()
+            weight = 1.0
+            for f in fields[1:]:
+                f = f.strip()
+                if f.startswith("q="):
+                    try:
+                        weight = float(f[2:])
+                    except ValueError:
+                        weight = 0.0
+            primary = tag.split("-")[0]
+            if primary in LANGUAGES and weight > 0:
+                ranked.append((-weight, pos, primary))
+        if ranked:
+            return min(ranked)[2]
+    return DEFAULT_LANGUAGE
+
+
+def request_language() -> str:
+    """Language of the current Panel session (call inside a served page)."""
+    import panel as pn
+
+    args: Mapping[str, list[bytes]] = pn.state.session_args or {}
+    raw = args.get("lang", [b""])[0]
+    query_lang = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    headers = pn.state.headers or {}
+    return pick_language(query_lang, headers.get("Accept-Language"))

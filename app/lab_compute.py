@@ -1,0 +1,194 @@
+"""Pure functions from the lab state to what the views draw (no Panel, no Bokeh).
+
+Every number comes from ``dpcore``; this module only samples curves on a grid, chooses plot
+windows and summarises the simulation, so it is unit-tested without a browser.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcore import gaussian
+
+LN10 = math.log(10.0)
+DENSITY_POINTS = 401
+CURVE_POINTS = 400
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class DensityView:
+    """Worst-neighbour densities N(0, s^2), N(d, s^2) on a finite window, with the worst event."""
+
+    x: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+    x_event: np.ndarray  # part of the window with y < t (may be empty)
+    p_event: np.ndarray
+    q_event: np.ndarray
+    lo: float
+    hi: float
+    t: float  # -inf when the sensitivity is 0
+    t_outside: str | None  # "left", "right" or None
+    p0: float
+    p1_scaled: float
+    log_p0: float
+    log_p1_scaled: float
+    peak: float
+
+
+def density_view(sensitivity: float, sigma: float, eps: float,
+                 points: int = DENSITY_POINTS) -> DensityView:
+    d = float(sensitivity)
+    lo, hi = -4.0 * sigma, d + 4.0 * sigma
+    x = np.linspace(lo, hi, points)
+    p, q = gaussian.densities(x, d, sigma)
+    w = gaussian.worst_event(eps, d, sigma)
+    t = float(w.t)
+    if d == 0:
+        t_outside = None
+        mask = np.zeros_like(x, dtype=bool)
+    else:
+        t_outside = "left" if t < lo else ("right" if t > hi else None)
+        mask = x < t
+        if t_outside is None and mask.any():
+            # End the shaded region exactly at t so the picture matches the number.
+            xe = np.append(x[mask], t)
+            pe, qe = gaussian.densities(xe, d, sigma)
+            return DensityView(x, p, q, xe, np.asarray(pe), np.asarray(qe), lo, hi, t,
+                               t_outside, w.p0, w.p1_scaled, w.log_p0, w.log_p1_scaled,
+                               float(np.max(p)))
+    return DensityView(x, np.asarray(p), np.asarray(q), x[mask], np.asarray(p)[mask],
+                       np.asarray(q)[mask], lo, hi, t, t_outside, w.p0, w.p1_scaled,
+                       w.log_p0, w.log_p1_scaled, float(np.max(p)))
+
+
+@dataclass(frozen=True)
+class CurveView:
+    """The eps-delta profile on [lo, hi] in the chosen scale (NaN where a value cannot be drawn)."""
+
+    eps: np.ndarray
+    y: np.ndarray
+    laplace: np.ndarray
+    classic_in: np.ndarray  # classic bound where eps < 1 (inside its proof), NaN elsewhere
+    classic_out: np.ndarray  # classic bound where eps >= 1 (outside its proof), NaN elsewhere
+    claimed_y: float  # NaN when it cannot be drawn (claimed 0 on the log scale)
+    current_eps: float
+    current_y: float
+    current_log10: float
+    scale: str
+    all_zero: bool  # sensitivity 0: delta is exactly 0 for every eps
+    min_log10: float
+    table_eps: np.ndarray  # 6 evenly spaced eps values for the text equivalent
+    table_y: np.ndarray  # their values in the chosen scale, straight from dpcore
+
+
+def to_scale(log_delta: np.ndarray | float, scale: str) -> np.ndarray:
+    """log10 delta (finite, far below underflow) or delta itself; -inf -> NaN / 0."""
+    ld = np.asarray(log_delta, dtype=float)
+    if scale == "log10":
+        out = ld / LN10
+        return np.where(np.isfinite(out), out, np.nan)
+    return np.exp(ld)
+
+
+def curve_view(sensitivity: float, sigma: float, eps: float, claimed: float, lo: float,
+               hi: float, scale: str, points: int = CURVE_POINTS) -> CurveView:
+    d = float(sensitivity)
+    grid = np.linspace(lo, hi, points)
+    ld = np.asarray(gaussian.log_delta(grid, d, sigma), dtype=float)
+    cur_ld = float(gaussian.log_delta(eps, d, sigma))
+    if d > 0:
+        lap = np.asarray(gaussian.laplace_log_delta(grid, d, sigma), dtype=float)
+        cl = np.asarray(gaussian.classic_log_delta(grid, d, sigma), dtype=float)
+    else:
+        lap = np.full_like(grid, -np.inf)
+        cl = np.full_like(grid, -np.inf)
+    cl_in = np.where(grid < 1.0, cl, -np.inf)
+    cl_out = np.where(grid >= 1.0, cl, -np.inf)
+    if scale == "log10":
+        claimed_y = math.log10(claimed) if claimed > 0 else math.nan
+        nan_if_inf = True
+    else:
+        claimed_y = claimed
+        nan_if_inf = False
+
+    def conv(a: np.ndarray) -> np.ndarray:
+        return to_scale(a, scale)
+
+    # On the linear scale a NaN gap is better than a line at 0 for "not drawn" overlays.
+    cl_in_s, cl_out_s = conv(cl_in), conv(cl_out)
+    if not nan_if_inf:
+        cl_in_s = np.where(grid < 1.0, cl_in_s, np.nan)
+        cl_out_s = np.where(grid >= 1.0, cl_out_s, np.nan)
+    finite = ld[np.isfinite(ld)]
+    table_eps = np.linspace(lo, hi, 6)
+    table_y = to_scale(np.asarray(gaussian.log_delta(table_eps, d, sigma), dtype=float), scale)
+    return CurveView(
+        eps=grid, y=conv(ld), laplace=conv(lap), classic_in=cl_in_s, classic_out=cl_out_s,
+        claimed_y=claimed_y, current_eps=float(eps), current_y=float(conv(np.array(cur_ld))),
+        current_log10=cur_ld / LN10, scale=scale, all_zero=d == 0,
+        min_log10=float(finite.min() / LN10) if finite.size else -math.inf,
+        table_eps=table_eps, table_y=table_y,
+    )
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion k/n (95 % by default)."""
+    if n <= 0:
+        raise ValueError("n must be >= 1")
+    ph = k / n
+    den = 1 + z * z / n
+    centre = (ph + z * z / (2 * n)) / den
+    half = z * math.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / den
+    # The exact endpoints at k = 0 and k = n are 0 and 1 (avoid a 1e-18 rounding residue).
+    lo = 0.0 if k == 0 else max(0.0, centre - half)
+    hi = 1.0 if k == n else min(1.0, centre + half)
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class SimulationView:
+    """N releases of the worst pair (centres 0 and d) and the worst-event frequencies."""
+
+    edges: np.ndarray
+    hist0: np.ndarray  # density-normalised (1/output units), like the exact curves
+    hist1: np.ndarray
+    n: int
+    k0: int
+    k1: int
+    f0: float
+    f1: float
+    ci0: tuple[float, float]
+    ci1: tuple[float, float]
+    p0: float  # exact P0 = Pr[N(0, s^2) < t]
+    p1: float  # exact P1 = Pr[N(d, s^2) < t]
+    log_p0: float
+    log_p1: float
+    t: float
+
+
+def simulation(sensitivity: float, sigma: float, eps: float, n: int, seed: int,
+               lo: float, hi: float, bins: int = 40) -> SimulationView:
+    """Simulated releases; synthetic noise only, so nothing private is released here."""
+    d = float(sensitivity)
+    rng = np.random.default_rng(seed)
+    y0 = rng.normal(0.0, sigma, n)
+    y1 = d + rng.normal(0.0, sigma, n)
+    edges = np.linspace(lo, hi, bins + 1)
+    width = edges[1] - edges[0]
+    h0 = np.histogram(y0, edges)[0] / (n * width)
+    h1 = np.histogram(y1, edges)[0] / (n * width)
+    w = gaussian.worst_event(eps, d, sigma)
+    t = float(w.t)
+    k0 = int(np.count_nonzero(y0 < t))
+    k1 = int(np.count_nonzero(y1 < t))
+    log_p1 = float(w.log_p1_scaled) - eps if math.isfinite(w.log_p1_scaled) else -math.inf
+    return SimulationView(
+        edges=edges, hist0=h0, hist1=h1, n=n, k0=k0, k1=k1, f0=k0 / n, f1=k1 / n,
+        ci0=wilson(k0, n), ci1=wilson(k1, n), p0=float(w.p0),
+        p1=math.exp(log_p1), log_p0=float(w.log_p0), log_p1=log_p1, t=t,
+    )

@@ -1,0 +1,835 @@
+"""The Gaussian mechanism lab page (/lab): controls, certification card and three linked plots.
+
+All views are functions of one :class:`~app.lab_state.LabState`. Figures are built once and
+only their ColumnDataSources / ranges / labels are updated; heavy work runs on a slider's
+``value_throttled`` (not on every drag event). Key outputs carry fixed CSS classes for outside
+checks: dp-required-delta, dp-log10-delta, dp-verdict, dp-sensitivity.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import math
+from typing import Any
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.events import Tap
+from bokeh.models import ColumnDataSource, Label, Range1d, Span, Title
+from bokeh.plotting import figure
+
+from app import layout
+from app.i18n import request_language, t
+from app.lab_compute import (
+    CurveView,
+    DensityView,
+    SimulationView,
+    curve_view,
+    density_view,
+    simulation,
+)
+from app.lab_state import EPS_MAX, PRESETS, LabState, fmt_input
+from dpcore import certify as dp_certify
+from dpcore import queries
+
+log = logging.getLogger(__name__)
+
+C_D0 = "#0072b2"  # blue
+C_D1 = "#cc79a7"  # reddish purple
+C_CLAIM = "#d55e00"  # orange (the issue asks for an orange claimed-delta line)
+C_CURVE = "#1b1b1b"
+C_LAPLACE = "#009e73"  # bluish green
+C_CLASSIC = "#6b6b6b"
+
+SIGMA_LOG_RANGE = (-3.0, 3.0)
+EPS_SLIDER_MAX = 20.0
+DELTA_LOG_RANGE = (-30.0, 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# number formatting (pure; unit-tested)
+# ---------------------------------------------------------------------------------------------
+def fmt_delta(x: float) -> str:
+    """A delta with 10 significant digits; 0 only for an exact double 0.0."""
+    if x == 0:
+        return "0"
+    return f"{x:.10g}"
+
+
+def fmt_log10(x: float) -> str:
+    """log10 with 4 decimals; -inf as the ASCII text ``-inf``."""
+    if x == -math.inf:
+        return "-inf"
+    return f"{x:.4f}"
+
+
+def fmt_num(x: float, digits: int = 10) -> str:
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == 0:
+        return "0"
+    return f"{x:.{digits}g}"
+
+
+def fmt_prob(p: float, log_p: float) -> str:
+    """A probability, with its log10 when the double underflows or is tiny."""
+    if log_p == -math.inf:
+        return "0"
+    if p == 0 or p < 1e-300:
+        return f"10^{log_p / math.log(10):.4f}"
+    return f"{p:.8g}"
+
+
+# ---------------------------------------------------------------------------------------------
+# the certification card (pure HTML from a Certification; unit-tested)
+# ---------------------------------------------------------------------------------------------
+def _unit(lang: str, unit: str) -> str:
+    return t(f"common.unit.{unit}", lang)
+
+
+def _sens_formula(query: str, n: int, B: float, lang: str) -> str:
+    Bs, ns = fmt_input(B), str(n)
+    return {
+        "sum": f"Δ = B = {Bs}",
+        "mean": f"Δ = B / n = {Bs} / {ns}",
+        "count": "Δ = 1",
+        "const": "Δ = 0",
+    }[query] + " — " + t(f"lab.card.sens_why.{query}", lang)
+
+
+def card_html(state: LabState, cert: Any, lang: str) -> str:
+    """Certification card. ``cert`` is a dpcore Certification for the state's release."""
+    unit = _unit(lang, cert.unit)
+    u = html.escape(unit)
+    verdict_word = t("lab.verdict.pass" if cert.passes else "lab.verdict.fail", lang)
+    vcls = "pass" if cert.passes else "fail"
+    mark = "✓" if cert.passes else "✗"
+    reason = t(f"lab.reason.{cert.reason}", lang)
+    yes, no = t("common.yes", lang), t("common.no", lang)
+
+    # The student's own neighbours (local view) next to the global sensitivity.
+    data = state.data
+    local = ""
+    try:
+        d_prime = state.neighbour()
+        f_d = queries.value(state.query, list(data), state.B)
+        f_dp = queries.value(state.query, list(d_prime), state.B)
+        loc = queries.local_difference(state.query, list(data), state.record - 1,
+                                       state.replacement, state.B)
+
+        def show(ds: list[float]) -> str:
+            items = ", ".join(fmt_input(v) for v in ds[:12])
+            return f"({items}{', …' if len(ds) > 12 else ''})"
+
+        local = f"""
+        <h3>{t("lab.card.neighbours", lang)}</h3>
+        <dl class="dp-grid">
+          <dt>D</dt><dd>{show(data)}</dd>
+          <dt>D′</dt><dd>{show(d_prime)} <span class="dp-muted">{html.escape(t(
+            "lab.card.replaced", lang, i=state.record, v=fmt_input(state.replacement)))}</span></dd>
+          <dt>f(D)</dt><dd>{fmt_num(f_d)} {u}</dd>
+          <dt>f(D′)</dt><dd>{fmt_num(f_dp)} {u}</dd>
+          <dt>|f(D) − f(D′)|</dt><dd class="dp-local-difference">{fmt_num(loc)} {u}</dd>
+        </dl>
+        <p class="dp-note">{html.escape(t("lab.card.global_why", lang, local=fmt_num(loc),
+                                         sens=fmt_num(cert.sensitivity), unit=unit))}</p>"""
+    except ValueError as exc:  # cannot happen for a validated state; never show a traceback
+        log.info("neighbour view skipped: %s", exc)
+
+    claimed = state.delta_text if state.delta_text else fmt_delta(cert.claimed_delta)
+    if cert.claimed_delta > 0:
+        claimed_log = fmt_log10(math.log10(cert.claimed_delta))
+    else:
+        claimed_log = "-inf"
+    flags = [
+        ("lab.flag.positive", cert.mathematically_positive),
+        ("lab.flag.underflow", cert.underflow),
+        ("lab.flag.pure", cert.pure_dp_possible),
+    ]
+    flag_rows = "".join(
+        f"<dt>{html.escape(t(k, lang))}</dt><dd class=\"dp-flag-{k.rsplit('.', 1)[1]}\">"
+        f"{yes if v else no}</dd>" for k, v in flags
+    )
+    if cert.underflow:
+        underflow_note = (f'<p class="dp-note dp-warn">'
+                          f'{html.escape(t("lab.card.underflow_note", lang))}</p>')
+    else:
+        underflow_note = ""
+    classic_note = t("lab.card.classic_proven" if cert.classic_proven
+                     else "lab.card.classic_unproven", lang)
+    exact = cert.exact_sigma
+    if cert.sensitivity == 0:
+        calib = f"<p>{html.escape(t('lab.card.calib_const', lang))}</p>"
+    else:
+        calib = f"""
+        <dl class="dp-grid">
+          <dt>{html.escape(t("lab.card.exact_sigma", lang))}</dt>
+          <dd class="dp-exact-sigma">{fmt_num(exact, 8)} {u}</dd>
+          <dt>{html.escape(t("lab.card.classic_sigma", lang))}</dt>
+          <dd class="dp-classic-sigma">{fmt_num(cert.classic_sigma, 8)} {u}
+            <span class="dp-muted">({html.escape(classic_note)})</span></dd>
+        </dl>"""
+    sens_formula = _sens_formula(cert.query, cert.n, cert.B, lang)
+    required = fmt_delta(cert.required_delta)
+    return f"""
+    <section class="dp-card" aria-labelledby="dp-card-title">
+      <h2 id="dp-card-title">{html.escape(t("lab.card.title", lang))}</h2>
+      <p class="dp-verdict-box {vcls}" role="status">
+        <span class="dp-verdict">{mark} {html.escape(verdict_word)}</span>
+        <span class="dp-reason">{html.escape(reason)}</span></p>
+      <dl class="dp-grid dp-main-numbers">
+        <dt>{html.escape(t("lab.card.release", lang))}</dt>
+        <dd class="dp-release">{html.escape(t(f"common.query.{cert.query}", lang))}, n = {cert.n},
+          B = {fmt_input(cert.B)}, σ = <span class="dp-sigma">{fmt_input(cert.sigma)}</span> {u},
+          ε = <span class="dp-eps">{fmt_input(cert.eps)}</span></dd>
+        <dt>{html.escape(t("lab.card.sensitivity", lang))}</dt>
+        <dd><span class="dp-sensitivity">{fmt_num(cert.sensitivity)}</span> {u}
+          <div class="dp-muted">{html.escape(sens_formula)}</div></dd>
+        <dt>{html.escape(t("lab.card.required", lang))}</dt>
+        <dd class="dp-big"><span class="dp-required-delta">{required}</span></dd>
+        <dt>{html.escape(t("lab.card.log10", lang))}</dt>
+        <dd class="dp-big"><span class="dp-log10-delta">{fmt_log10(cert.log10_delta)}</span></dd>
+        <dt>{html.escape(t("lab.card.claimed", lang))}</dt>
+        <dd><span class="dp-claimed-delta">{html.escape(claimed)}</span>
+          <span class="dp-muted">(log10 = {claimed_log})</span></dd>
+      </dl>
+      {underflow_note}
+      <h3>{html.escape(t("lab.card.flags", lang))}</h3>
+      <dl class="dp-grid">{flag_rows}</dl>
+      <h3>{html.escape(t("lab.card.errors", lang))}</h3>
+      <dl class="dp-grid">
+        <dt>{html.escape(t("lab.card.mse", lang))}</dt><dd>{fmt_num(cert.mse, 8)} ({u})²</dd>
+        <dt>{html.escape(t("lab.card.mae", lang))}</dt><dd>{fmt_num(cert.mae, 8)} {u}</dd>
+        <dt>{html.escape(t("lab.card.hw", lang))}</dt>
+        <dd>± {fmt_num(cert.half_width_95, 8)} {u}</dd>
+      </dl>
+      <p class="dp-note">{html.escape(t("lab.card.not_delta", lang))}</p>
+      <h3>{html.escape(t("lab.card.calibration", lang, delta=claimed))}</h3>
+      {calib}
+      {local}
+    </section>"""
+
+
+CARD_CSS = """
+.dp-card { font-size: 1.05em; line-height: 1.4; }
+.dp-card h2 { margin: 0 0 .4em 0; font-size: 1.4em; }
+.dp-card h3 { margin: .9em 0 .3em 0; font-size: 1.08em; border-bottom: 1px solid #8884; }
+.dp-grid { display: grid; grid-template-columns: max-content 1fr; gap: .25em 1em; margin: 0; }
+.dp-grid dt { font-weight: 600; }
+.dp-grid dd { margin: 0; font-variant-numeric: tabular-nums; }
+.dp-big { font-size: 1.35em; font-weight: 700;
+          font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+.dp-verdict-box { padding: .5em .8em; border-radius: 8px; border: 3px solid; margin: 0 0 .7em 0;
+                  display: flex; flex-wrap: wrap; gap: .3em 1em; align-items: baseline; }
+.dp-verdict-box.pass { border-color: #007a4d; background: #007a4d18; }
+.dp-verdict-box.fail { border-color: #b3261e; background: #b3261e14; border-style: double;
+                       border-width: 5px; }
+.dp-verdict { font-size: 1.6em; font-weight: 800; }
+.pass .dp-verdict { color: #007a4d; }
+.fail .dp-verdict { color: #b3261e; }
+.dp-muted { opacity: .75; font-size: .92em; }
+.dp-note { font-size: .95em; margin: .4em 0; }
+.dp-warn { border-left: 5px solid #d55e00; padding-left: .6em; }
+.dp-text { font-size: 1em; line-height: 1.45; }
+.dp-text table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.dp-text th, .dp-text td { padding: 2px 10px; border-bottom: 1px solid #8884; text-align: right; }
+.dp-text th:first-child, .dp-text td:first-child { text-align: left; }
+.dp-error { color: #b3261e; font-weight: 600; }
+.dp-notice { border: 3px solid #d55e00; border-radius: 8px; padding: .4em .8em; }
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# text equivalents of the plots (pure HTML; unit-tested)
+# ---------------------------------------------------------------------------------------------
+def density_text(dv: DensityView, sens: float, sigma: float, eps: float, unit: str,
+                 lang: str) -> str:
+    u = html.escape(unit)
+    if sens == 0:
+        body = f"<p>{html.escape(t('lab.dens.same', lang))}</p>"
+    else:
+        outside = ""
+        if dv.t_outside:
+            outside = (f'<p class="dp-note dp-warn dp-t-outside">'
+                       f'{html.escape(t("lab.dens.outside", lang, t=fmt_num(dv.t, 8), unit=unit))}'
+                       "</p>")
+        body = f"""
+        <p>{html.escape(t("lab.dens.summary", lang, d=fmt_num(sens), sigma=fmt_input(sigma),
+                                          unit=unit))}</p>
+        <dl class="dp-grid">
+          <dt>{html.escape(t("lab.dens.t", lang))}</dt>
+          <dd class="dp-boundary">t = Δ/2 − εσ²/Δ = {fmt_num(dv.t, 8)} {u}</dd>
+          <dt>P₀ = Pr[N(0, σ²) &lt; t]</dt><dd class="dp-p0">{fmt_prob(dv.p0, dv.log_p0)}</dd>
+          <dt>e^ε·P₁ = e^ε·Pr[N(Δ, σ²) &lt; t]</dt>
+          <dd class="dp-p1-scaled">{fmt_prob(dv.p1_scaled, dv.log_p1_scaled)}</dd>
+          <dt>δ = P₀ − e^ε·P₁</dt><dd>{html.escape(t("lab.dens.delta_is", lang))}</dd>
+          <dt>{html.escape(t("lab.dens.peak", lang))}</dt>
+          <dd>{fmt_num(dv.peak, 6)} 1/{u}</dd>
+        </dl>{outside}"""
+    return f'<div class="dp-text dp-density-text">{body}</div>'
+
+
+def curve_text(cv: CurveView, claimed: float, lang: str) -> str:
+    if cv.all_zero:
+        msg = html.escape(t("lab.curve.all_zero", lang))
+        return f'<div class="dp-text dp-curve-text"><p>{msg}</p></div>'
+    rows = []
+    for e, y in zip(cv.table_eps, cv.table_y, strict=True):
+        if cv.scale == "log10":
+            delta_s = "—" if math.isnan(y) else fmt_log10(y)
+        else:
+            delta_s = fmt_delta(y)
+        rows.append(f"<tr><td>{fmt_num(float(e), 6)}</td><td>{delta_s}</td></tr>")
+    col = "log10 δ" if cv.scale == "log10" else "δ"
+    cur = (fmt_log10(cv.current_log10) if cv.scale == "log10"
+           else fmt_delta(math.exp(cv.current_log10 * math.log(10))))
+    return f"""
+    <div class="dp-text dp-curve-text">
+      <p>{html.escape(t("lab.curve.current", lang, eps=fmt_input(cv.current_eps), col=col,
+                                       value=cur, claimed=fmt_delta(claimed)))}</p>
+      <table aria-label="{html.escape(t("lab.curve.table", lang))}">
+        <thead><tr><th>ε</th><th>{col}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>
+      <p class="dp-muted">{html.escape(t("lab.curve.legend_text", lang))}</p>
+    </div>"""
+
+
+def sim_text(sv: SimulationView, eps: float, lang: str) -> str:
+    def row(name: str, k: int, f: float, ci: tuple[float, float], exact: float,
+            log_exact: float) -> str:
+        inside = ci[0] <= exact <= ci[1]
+        mark = t("lab.sim.inside" if inside else "lab.sim.outside", lang)
+        return (f"<tr><td>{name}</td><td>{k} / {sv.n}</td><td>{f:.4f}</td>"
+                f"<td>[{ci[0]:.4f}, {ci[1]:.4f}]</td><td>{fmt_prob(exact, log_exact)}</td>"
+                f"<td>{html.escape(mark)}</td></tr>")
+
+    if math.isinf(sv.t):
+        note = f"<p>{html.escape(t('lab.sim.no_event', lang))}</p>"
+    else:
+        note = f"<p>{html.escape(t('lab.sim.event', lang, t=fmt_num(sv.t, 8)))}</p>"
+    return f"""
+    <div class="dp-text dp-sim-text">
+      {note}
+      <table aria-label="{html.escape(t("lab.sim.table", lang))}">
+        <thead><tr><th></th><th>{html.escape(t("lab.sim.count", lang))}</th>
+          <th>{html.escape(t("lab.sim.freq", lang))}</th>
+          <th>{html.escape(t("lab.sim.ci", lang))}</th>
+          <th>{html.escape(t("lab.sim.exact", lang))}</th><th></th></tr></thead>
+        <tbody>{row("D: y &lt; t", sv.k0, sv.f0, sv.ci0, sv.p0, sv.log_p0)}
+               {row("D′: y &lt; t", sv.k1, sv.f1, sv.ci1, sv.p1, sv.log_p1)}</tbody></table>
+      <p class="dp-muted">{html.escape(t("lab.sim.honest", lang))}</p>
+    </div>"""
+
+
+# ---------------------------------------------------------------------------------------------
+# the page
+# ---------------------------------------------------------------------------------------------
+def _legend_below(fig: Any) -> None:
+    # Below the plot: a legend inside the frame would hide the curves' peaks.
+    leg = fig.legend[0]
+    fig.center = [r for r in fig.center if r is not leg]
+    leg.orientation = "horizontal"
+    leg.ncols = 2
+    leg.background_fill_alpha = 0.0
+    leg.border_line_alpha = 0.0
+    leg.click_policy = "none"
+    fig.add_layout(leg, "below")
+
+class _Slider(pn.widgets.FloatSlider):
+    # Panel waits 50 ms (Syncable._debounce) to batch browser changes; the lab acts only on
+    # value_throttled, which is already final, so that wait is pure latency.
+    _debounce = 0
+
+
+class _Text(pn.widgets.TextInput):
+    # value changes only on Enter / leaving the field: nothing to batch either.
+    _debounce = 0
+
+
+class LabPage(param.Parameterized):
+    """Widgets + figures bound to one LabState (one instance per browser session)."""
+
+    state = param.ClassSelector(class_=LabState, doc="The lab state shown by this page.")
+    lang = param.Selector(default="ko", objects=["ko", "en"], doc="Page language.")
+
+    def __init__(self, state: LabState | None = None, lang: str = "ko", large: bool = False,
+                 **params: Any) -> None:
+        super().__init__(state=state or LabState(), lang=lang, **params)
+        self._large = large
+        self._syncing = False
+        self._pending_plots: set[str] = set()
+        self._plots_scheduled = False
+        self._build_widgets()
+        self._build_figures()
+        self.state.param.watch(self._on_state, list(self.state.param))
+        self.refresh()
+
+    # ---- widgets --------------------------------------------------------------------------
+    def _tr(self, key: str, **fmt: Any) -> str:
+        return t(key, self.lang, **fmt)
+
+    def _text(self, control: str, value: str, label: str) -> tuple[_Text, pn.pane.HTML]:
+        w = _Text(value=value, label=label, sizing_mode="stretch_width",
+                                 css_classes=[f"dp-input-{control}"])
+        err = pn.pane.HTML("", css_classes=[f"dp-error-{control}"], stylesheets=[CARD_CSS],
+                           margin=(0, 10), sizing_mode="stretch_width")
+        w.param.watch(lambda e, c=control: self._on_text(c, e.new), "value")
+        self._inputs[control] = w
+        self._errors[control] = err
+        return w, err
+
+    def _build_widgets(self) -> None:
+        s = self.state
+        self._inputs: dict[str, _Text] = {}
+        self._errors: dict[str, pn.pane.HTML] = {}
+        self.preset_buttons = []
+        for p in PRESETS:
+            b = pn.widgets.Button(label=self._tr(f"lab.preset.{p.key}"), color="light",
+                                  sizing_mode="stretch_width", css_classes=[f"dp-preset-{p.key}"])
+            b.on_click(lambda e, k=p.key: self._safe(self.state.load_preset, k))
+            self.preset_buttons.append(b)
+        self.query = pn.widgets.Select(
+            label=self._tr("lab.ctl.query"),
+            options={self._tr(f"common.query.{q}"): q for q in queries.QUERIES},
+            value=s.query, sizing_mode="stretch_width", css_classes=["dp-input-query"])
+        self.query.param.watch(lambda e: self._safe(self._set_query, e.new), "value")
+        self._errors["query"] = pn.pane.HTML("", css_classes=["dp-error-query"],
+                                             stylesheets=[CARD_CSS], margin=(0, 10))
+        unit = _unit(self.lang, queries.unit_key(s.query))
+        for c, v in (("n", str(s.n)), ("B", fmt_input(s.B)), ("sigma", fmt_input(s.sigma)),
+                     ("eps", fmt_input(s.eps)), ("delta", s.delta_text), ("data", s.data_text),
+                     ("record", str(s.record)), ("replacement", fmt_input(s.replacement)),
+                     ("eps_lo", fmt_input(s.eps_lo)), ("eps_hi", fmt_input(s.eps_hi)),
+                     ("sim_n", str(s.sim_n))):
+            self._text(c, v, self._tr(f"lab.ctl.{c}", unit=unit))
+        self.sigma_slider = _Slider(
+            label=self._tr("lab.ctl.sigma_slider"), start=SIGMA_LOG_RANGE[0],
+            end=SIGMA_LOG_RANGE[1], step=0.01, value=math.log10(s.sigma),
+            sizing_mode="stretch_width", css_classes=["dp-slider-sigma"], format="0[.]00")
+        self.eps_slider = _Slider(
+            label=self._tr("lab.ctl.eps_slider"), start=0.0, end=EPS_SLIDER_MAX, step=0.05,
+            value=min(s.eps, EPS_SLIDER_MAX), sizing_mode="stretch_width",
+            css_classes=["dp-slider-eps"])
+        self.delta_slider = _Slider(
+            label=self._tr("lab.ctl.delta_slider"), start=DELTA_LOG_RANGE[0],
+            end=DELTA_LOG_RANGE[1], step=0.1, value=self._delta_log(s.delta),
+            sizing_mode="stretch_width", css_classes=["dp-slider-delta"])
+        self.sigma_slider.param.watch(
+            lambda e: self._slider("sigma", float(f"{10 ** e.new:.4g}")), "value_throttled")
+        self.eps_slider.param.watch(lambda e: self._slider("eps", round(e.new, 4)),
+                                    "value_throttled")
+        self.delta_slider.param.watch(
+            lambda e: self._slider("delta", float(f"{10 ** e.new:.3g}") if e.new < 0 else 1.0),
+            "value_throttled")
+        self.scale = pn.widgets.RadioButtonGroup(
+            label=self._tr("lab.ctl.scale"),
+            options={self._tr("lab.scale.log10"): "log10", self._tr("lab.scale.linear"): "linear"},
+            value=s.scale, color="primary", variant="outline",
+            css_classes=["dp-scale"])
+        self.scale.param.watch(lambda e: self._safe(setattr, self.state, "scale", e.new), "value")
+        self.overlays = pn.widgets.CheckBoxGroup(
+            label=self._tr("lab.ctl.overlays"),
+            options={self._tr("lab.overlay.laplace"): "laplace",
+                     self._tr("lab.overlay.classic"): "classic"},
+            value=list(s.overlays), inline=False, css_classes=["dp-overlays"])
+        self.overlays.param.watch(
+            lambda e: self._safe(setattr, self.state, "overlays", list(e.new)), "value")
+        self.resample = pn.widgets.Button(label=self._tr("lab.ctl.resample"), color="default",
+                                          css_classes=["dp-resample"])
+        self.resample.on_click(lambda e: self._safe(
+            setattr, self.state, "sim_seed", (self.state.sim_seed + 1) % (2**31 - 1)))
+        self.notice = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
+                                   css_classes=["dp-notices"], visible=False)
+
+    @staticmethod
+    def _delta_log(delta: float) -> float:
+        if delta <= 0:
+            return DELTA_LOG_RANGE[0]
+        return min(DELTA_LOG_RANGE[1], max(DELTA_LOG_RANGE[0], math.log10(delta)))
+
+    def _safe(self, fn: Any, *args: Any) -> None:
+        # Never let an exception reach the browser or the server log as an error.
+        try:
+            fn(*args)
+        except Exception:
+            log.warning("lab: input rejected", exc_info=True)
+            self._show_errors()
+
+    def _set_query(self, q: str) -> None:
+        if self._syncing:
+            return
+        self.state.set_query(q)
+        self._show_errors()
+        if self.query.value != self.state.query:
+            self._sync_widgets()
+
+    def _on_text(self, control: str, text: str) -> None:
+        if self._syncing:
+            return
+        self._safe(self.state.set_text, control, text)
+        self._show_errors()
+
+    def _slider(self, control: str, x: float) -> None:
+        if self._syncing:
+            return
+        self._safe(self.state.set_value, control, x)
+        self._show_errors()
+
+    def _show_errors(self) -> None:
+        errs = self.state.errors
+        for c, pane in self._errors.items():
+            if c in errs:
+                key, fmt = errs[c]
+                msg = self._tr(key, **fmt)
+                pane.object = f'<p class="dp-error" role="alert">⚠ {html.escape(msg)}</p>'
+            elif pane.object:
+                pane.object = ""
+
+    def _sync_widgets(self) -> None:
+        s = self.state
+        self._syncing = True
+        try:
+            values = {"n": str(s.n), "B": fmt_input(s.B), "sigma": fmt_input(s.sigma),
+                      "eps": fmt_input(s.eps), "delta": s.delta_text, "data": s.data_text,
+                      "record": str(s.record), "replacement": fmt_input(s.replacement),
+                      "eps_lo": fmt_input(s.eps_lo), "eps_hi": fmt_input(s.eps_hi),
+                      "sim_n": str(s.sim_n)}
+            for c, v in values.items():
+                w = self._inputs[c]
+                # A rejected text stays visible (with its message) until the student fixes it.
+                if c not in s.errors and w.value != v:
+                    w.value = v
+            self._inputs["data"].disabled = not s.data_editable
+            self.query.value = s.query
+            self.scale.value = s.scale
+            self.overlays.value = list(s.overlays)
+            ls = math.log10(s.sigma)
+            if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1]:
+                self.sigma_slider.value = ls
+            self.eps_slider.value = min(s.eps, EPS_SLIDER_MAX)
+            self.delta_slider.value = self._delta_log(s.delta)
+            unit = _unit(self.lang, queries.unit_key(s.query))
+            for c in ("sigma", "replacement"):
+                self._inputs[c].label = self._tr(f"lab.ctl.{c}", unit=unit)
+        finally:
+            self._syncing = False
+
+    # ---- figures --------------------------------------------------------------------------
+    def _build_figures(self) -> None:
+        tools = "pan,wheel_zoom,box_zoom,reset,save"
+        # Projector mode: taller figures so that larger text leaves room for the curves.
+        fs = "17pt" if self._large else "13pt"
+        height = 540 if self._large else 380
+        self.src_dens = ColumnDataSource(dict(x=[], p=[], q=[]))
+        self.src_event = ColumnDataSource(dict(x=[], p=[], q=[], zero=[]))
+        f = figure(height=height, sizing_mode="stretch_width", tools=tools,
+                   x_range=Range1d(-4, 5), title=self._tr("lab.dens.title"))
+        f.varea("x", "zero", "p", source=self.src_event, fill_color=C_D0, fill_alpha=0.25,
+                legend_label=self._tr("lab.dens.legend_p0"))
+        f.varea("x", "zero", "q", source=self.src_event, fill_alpha=0.0, hatch_pattern="/",
+                hatch_color=C_D1, hatch_alpha=0.7, legend_label=self._tr("lab.dens.legend_p1"))
+        f.line("x", "p", source=self.src_dens, line_width=4, color=C_D0,
+               legend_label=self._tr("lab.dens.legend_d0"))
+        f.line("x", "q", source=self.src_dens, line_width=4, color=C_D1, line_dash="dashed",
+               legend_label=self._tr("lab.dens.legend_d1"))
+        self.t_span = Span(location=0, dimension="height", line_color="#808080", line_width=3,
+                           line_dash="dotdash")
+        f.add_layout(self.t_span)
+        self.t_label = Label(x=0, y=12, x_units="data", y_units="screen", text="",
+                             text_font_size=fs, x_offset=6, text_align="left", text_color="#111",
+                             background_fill_color="white", background_fill_alpha=0.85)
+        f.add_layout(self.t_label)
+        self.dens_sub = Title(text="", text_font_size=fs, text_font_style="normal")
+        f.add_layout(self.dens_sub, "above")
+        self.dens_note = Label(x=8, y=8, x_units="screen", y_units="screen", text="",
+                               text_font_size=fs, text_color="#8a3b00",
+                               background_fill_color="white", background_fill_alpha=0.9)
+        f.add_layout(self.dens_note)
+        _legend_below(f)
+        f.css_classes = ["dp-density-plot"]
+        self.fig_dens = layout.large_type(f, self._large)
+
+        self.src_curve = ColumnDataSource(dict(eps=[], y=[], lap=[], cl_in=[], cl_out=[]))
+        self.src_claim = ColumnDataSource(dict(eps=[], y=[]))
+        self.src_cur = ColumnDataSource(dict(eps=[], y=[]))
+        c = figure(height=height, sizing_mode="stretch_width", tools=tools + ",tap",
+                   x_range=Range1d(0, 10), title=self._tr("lab.curve.title"))
+        self.r_curve = c.line("eps", "y", source=self.src_curve, line_width=4, color=C_CURVE,
+                              legend_label=self._tr("lab.curve.legend_delta"))
+        self.r_lap = c.line("eps", "lap", source=self.src_curve, line_width=3, color=C_LAPLACE,
+                            line_dash="dotted", legend_label=self._tr("lab.overlay.laplace"))
+        self.r_cl_in = c.line("eps", "cl_in", source=self.src_curve, line_width=3,
+                              color=C_CLASSIC, line_dash="dashed",
+                              legend_label=self._tr("lab.curve.legend_classic_in"))
+        self.r_cl_out = c.line("eps", "cl_out", source=self.src_curve, line_width=2,
+                               color=C_CLASSIC, line_dash="dotted", line_alpha=0.6,
+                               legend_label=self._tr("lab.curve.legend_classic_out"))
+        self.r_claim = c.line("eps", "y", source=self.src_claim, line_width=4, color=C_CLAIM,
+                              line_dash="dashdot", legend_label=self._tr("lab.curve.legend_claim"))
+        self.eps_span = Span(location=1, dimension="height", line_color="#444", line_width=2,
+                             line_dash="dashed")
+        c.add_layout(self.eps_span)
+        c.scatter("eps", "y", source=self.src_cur, size=16, marker="diamond", color=C_CURVE,
+                  line_color="white", line_width=2, legend_label=self._tr("lab.curve.legend_cur"))
+        self.curve_note = Label(x=8, y=8, x_units="screen", y_units="screen", text="",
+                                text_font_size=fs, text_color="#8a3b00",
+                                background_fill_color="white", background_fill_alpha=0.9)
+        c.add_layout(self.curve_note)
+        c.xaxis.axis_label = self._tr("lab.curve.xlabel")
+        _legend_below(c)
+        c.on_event(Tap, self._on_tap)
+        c.css_classes = ["dp-curve-plot"]
+        self.fig_curve = layout.large_type(c, self._large)
+
+        self.src_h0 = ColumnDataSource(dict(left=[], right=[], top=[]))
+        self.src_h1 = ColumnDataSource(dict(left=[], right=[], top=[]))
+        h = figure(height=height - 40, sizing_mode="stretch_width", tools=tools,
+                   x_range=self.fig_dens.x_range, title=self._tr("lab.sim.title"))
+        h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h0,
+               fill_color=C_D0, fill_alpha=0.35, line_color=C_D0,
+               legend_label=self._tr("lab.sim.legend_h0"))
+        h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h1,
+               fill_alpha=0.0, hatch_pattern="\\", hatch_color=C_D1, line_color=C_D1,
+               legend_label=self._tr("lab.sim.legend_h1"))
+        h.line("x", "p", source=self.src_dens, line_width=3, color=C_D0)
+        h.line("x", "q", source=self.src_dens, line_width=3, color=C_D1, line_dash="dashed")
+        self.t_span_sim = Span(location=0, dimension="height", line_color="#808080", line_width=3,
+                               line_dash="dotdash")
+        h.add_layout(self.t_span_sim)
+        _legend_below(h)
+        h.css_classes = ["dp-sim-plot"]
+        self.fig_sim = layout.large_type(h, self._large)
+
+        self.card = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
+                                 css_classes=["dp-card-pane"])
+        self.dens_text = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        self.curve_text = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        self.sim_text = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+
+    def _on_tap(self, event: Tap) -> None:
+        if event.x is None:
+            return
+        x = float(event.x)
+        x = min(EPS_MAX, max(0.0, float(f"{x:.3g}") if x > 0 else 0.0))
+        self._safe(self.state.set_value, "eps", x)
+        self._show_errors()
+
+    # ---- refresh --------------------------------------------------------------------------
+    def _on_state(self, *events: Any) -> None:
+        names = {e.name for e in events}
+        if names <= {"errors"}:
+            self._show_errors()
+            return
+        if names <= {"notices"}:
+            self._show_notices()
+            return
+        self._safe(self._refresh_unlocked, names)
+
+    def _refresh_unlocked(self, names: set[str]) -> None:
+        # Bokeh models (sources, ranges, spans) are changed directly here; Panel's unlocked()
+        # dispatches those changes safely from any widget or Bokeh-event callback.
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self.refresh(names)
+            return
+        # Card first (one small message), plots on the next tick: the number a student is
+        # waiting for is not held back by three figures' data. Rapid moves coalesce.
+        with pn.io.unlocked():
+            self.refresh_card(names)
+        self._pending_plots |= names
+        if not self._plots_scheduled:
+            self._plots_scheduled = True
+            doc.add_next_tick_callback(self._plots_tick)
+
+    def _plots_tick(self) -> None:
+        names, self._pending_plots = self._pending_plots, set()
+        self._plots_scheduled = False
+        try:
+            with pn.io.unlocked():
+                self.refresh_plots(names)
+        except Exception:
+            log.warning("lab: plot update skipped", exc_info=True)
+
+    def _show_notices(self) -> None:
+        ns = self.state.notices
+        if not ns:
+            self.notice.visible = False
+            return
+        items = "".join(f"<li>{html.escape(self._tr(k, **f))}</li>" for k, f in ns)
+        self.notice.object = (f'<div class="dp-notice" role="alert"><strong>'
+                              f'{html.escape(self._tr("lab.url.title"))}</strong><ul>{items}</ul></div>')
+        self.notice.visible = True
+
+    def refresh(self, names: set[str] | None = None) -> None:
+        """Recompute every view from the state and update the sources in place."""
+        self.refresh_card(names)
+        self.refresh_plots(names)
+
+    def refresh_card(self, names: set[str] | None = None) -> None:
+        """The certification card and the controls: cheap, sent to the browser first."""
+        s = self.state
+        cert = dp_certify.certify(s.query, s.n, s.B, s.sigma, s.eps, s.delta)
+        self.card.object = card_html(s, cert, self.lang)
+        self._sync_widgets()
+        self._show_errors()
+        self._show_notices()
+
+    def refresh_plots(self, names: set[str] | None = None) -> None:
+        """Figures, their text equivalents and the address bar (ColumnDataSources in place)."""
+        s = self.state
+        sens = float(queries.sensitivity(s.query, s.n, s.B))
+        unit = _unit(self.lang, queries.unit_key(s.query))
+        heavy = names is None or bool(names & {"query", "n", "B", "sigma", "eps"})
+        if heavy:
+            dv = density_view(sens, s.sigma, s.eps)
+            self._draw_density(dv, sens, unit)
+            self.dens_text.object = density_text(dv, sens, s.sigma, s.eps, unit, self.lang)
+        if heavy or bool(names & {"sim_n", "sim_seed"}):
+            lo, hi = -4.0 * s.sigma, sens + 4.0 * s.sigma
+            sv = simulation(sens, s.sigma, s.eps, s.sim_n, s.sim_seed, lo, hi)
+            self._draw_sim(sv)
+            self.sim_text.object = sim_text(sv, s.eps, self.lang)
+        cv = curve_view(sens, s.sigma, s.eps, s.delta, s.eps_lo, s.eps_hi, s.scale)
+        self._draw_curve(cv)
+        self.curve_text.object = curve_text(cv, s.delta, self.lang)
+        if pn.state.curdoc is not None and pn.state.location is not None:
+            pn.state.location.update_query(**s.url_query())
+
+    def _draw_density(self, dv: DensityView, sens: float, unit: str) -> None:
+        self.src_dens.data = dict(x=dv.x, p=dv.p, q=dv.q)
+        self.src_event.data = dict(x=dv.x_event, p=dv.p_event, q=dv.q_event,
+                                   zero=np.zeros_like(dv.x_event))
+        self.fig_dens.x_range.start, self.fig_dens.x_range.end = dv.lo, dv.hi
+        self.fig_dens.xaxis.axis_label = self._tr("lab.dens.xlabel", unit=unit)
+        self.fig_dens.yaxis.axis_label = self._tr("lab.dens.ylabel", unit=unit)
+        if sens == 0:
+            self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = False
+            self.dens_note.text = self._tr("lab.dens.same_short")
+            self.dens_sub.text = "Δ = 0: δ = 0"
+            return
+        self.dens_sub.text = (f"y < t = {fmt_num(dv.t, 6)}:  P₀ = {fmt_prob(dv.p0, dv.log_p0)},  "
+                              f"e^ε·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled)}")
+        inside = dv.t_outside is None
+        self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = inside
+        if inside:
+            self.t_span.location = self.t_span_sim.location = dv.t
+            self.t_label.x = dv.t
+            self.t_label.text = f"t = {fmt_num(dv.t, 5)}"
+            self.dens_note.text = ""
+        else:
+            self.dens_note.text = self._tr("lab.dens.outside_short", t=fmt_num(dv.t, 6))
+
+    def _draw_curve(self, cv: CurveView) -> None:
+        s = self.state
+        show_lap = "laplace" in s.overlays and not cv.all_zero
+        show_cl = "classic" in s.overlays and not cv.all_zero
+        self.src_curve.data = dict(eps=cv.eps, y=cv.y, lap=cv.laplace, cl_in=cv.classic_in,
+                                   cl_out=cv.classic_out)
+        self.r_lap.visible = show_lap
+        self.r_cl_in.visible = self.r_cl_out.visible = show_cl
+        lo, hi = float(cv.eps[0]), float(cv.eps[-1])
+        self.fig_curve.x_range.start, self.fig_curve.x_range.end = lo, hi
+        if math.isnan(cv.claimed_y):
+            self.src_claim.data = dict(eps=[], y=[])
+        else:
+            self.src_claim.data = dict(eps=[lo, hi], y=[cv.claimed_y, cv.claimed_y])
+        self.eps_span.location = cv.current_eps
+        if math.isnan(cv.current_y):
+            self.src_cur.data = dict(eps=[], y=[])
+        else:
+            self.src_cur.data = dict(eps=[cv.current_eps], y=[cv.current_y])
+        self.fig_curve.yaxis.axis_label = self._tr(
+            "lab.curve.ylabel_log" if cv.scale == "log10" else "lab.curve.ylabel_lin")
+        notes = []
+        if cv.all_zero:
+            notes.append(self._tr("lab.curve.all_zero_short"))
+        elif cv.scale == "log10" and math.isnan(cv.claimed_y):
+            notes.append(self._tr("lab.curve.claim_zero_log"))
+        self.curve_note.text = "\n".join(notes)
+
+    def _draw_sim(self, sv: SimulationView) -> None:
+        left, right = sv.edges[:-1], sv.edges[1:]
+        self.src_h0.data = dict(left=left, right=right, top=sv.hist0)
+        self.src_h1.data = dict(left=left, right=right, top=sv.hist1)
+        self.fig_sim.xaxis.axis_label = self.fig_dens.xaxis.axis_label
+        self.fig_sim.yaxis.axis_label = self.fig_dens.yaxis.axis_label
+
+    # ---- layout ---------------------------------------------------------------------------
+    def _label(self, key: str, **fmt: Any) -> str:
+        return f'<label class="dp-label">{html.escape(self._tr(key, **fmt))}</label>'
+
+    def sidebar(self) -> list[Any]:
+        def field(control: str, key: str) -> pn.Column:
+            return pn.Column(self._inputs[control], self._errors[control],
+                             sizing_mode="stretch_width", margin=0)
+
+        self._inputs["data"].disabled = not self.state.data_editable
+        return [
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.presets'))}</h3>", margin=(0, 10)),
+            pn.FlexBox(*self.preset_buttons, sizing_mode="stretch_width"),
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.release'))}</h3>", margin=(0, 10)),
+            self.query, self._errors["query"],
+            field("n", "lab.ctl.n"),
+            field("B", "lab.ctl.B"),
+            field("sigma", "lab.ctl.sigma"),
+            self.sigma_slider,
+            field("eps", "lab.ctl.eps"),
+            self.eps_slider,
+            field("delta", "lab.ctl.delta"),
+            self.delta_slider,
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.neighbour'))}</h3>", margin=(0, 10)),
+            field("data", "lab.ctl.data"),
+            field("record", "lab.ctl.record"),
+            field("replacement", "lab.ctl.replacement"),
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.curve'))}</h3>", margin=(0, 10)),
+            field("eps_lo", "lab.ctl.eps_lo"),
+            field("eps_hi", "lab.ctl.eps_hi"),
+            pn.pane.HTML(self._label("lab.ctl.scale"), margin=(0, 10)), self.scale,
+            pn.pane.HTML(self._label("lab.ctl.overlays"), margin=(0, 10)), self.overlays,
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.sim'))}</h3>", margin=(0, 10)),
+            field("sim_n", "lab.ctl.sim_n"),
+            self.resample,
+        ]
+
+    def main(self) -> list[Any]:
+        intro = pn.pane.HTML(f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>',
+                             sizing_mode="stretch_width", stylesheets=[CARD_CSS])
+        top = pn.FlexBox(
+            pn.Column(self.card, sizing_mode="stretch_width", min_width=360,
+                      styles={"flex": "1 1 400px"}),
+            pn.Column(pn.pane.Bokeh(self.fig_dens, sizing_mode="stretch_width"), self.dens_text,
+                      sizing_mode="stretch_width", min_width=360, styles={"flex": "1.3 1 480px"}),
+            sizing_mode="stretch_width", gap="16px")
+        curve = pn.Column(
+            pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
+                         f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>",
+                         stylesheets=[CARD_CSS], sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width"), self.curve_text,
+            sizing_mode="stretch_width")
+        sim = pn.Column(
+            pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
+                         stylesheets=[CARD_CSS], sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.fig_sim, sizing_mode="stretch_width"), self.sim_text,
+            sizing_mode="stretch_width")
+        return [self.notice, intro, top, curve, sim]
+
+
+def _url_args() -> dict[str, str]:
+    args = pn.state.session_args or {}
+    out: dict[str, str] = {}
+    for k, v in args.items():
+        if v:
+            raw = v[0]
+            out[k] = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    return out
+
+
+def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
+    """The lab page for the current session (language from ?lang or Accept-Language)."""
+    lang = lang or request_language()
+    state = LabState()
+    state.apply_url(_url_args())
+    lab = LabPage(state=state, lang=lang, large=layout.is_large())
+    return layout.page(lang=lang, title=t("lab.title", lang), path="/lab", main=lab.main(),
+                       sidebar=lab.sidebar(), sidebar_width=480 if layout.is_large() else 380)

@@ -1,0 +1,368 @@
+"""State of the Gaussian mechanism lab: one ``param.Parameterized`` class, no Panel imports.
+
+Every control of the page writes into :class:`LabState` through :meth:`LabState.set_text` (typed
+text) or by setting a parameter directly (sliders, selects). A rejected input never changes the
+state: the error is stored in ``errors`` (control name -> (message key, format fields)) and the
+page shows it next to the control. The URL round trip uses the fixed names q, n, B, sigma, eps,
+delta (plus our own: data, i, v, lo, hi, scale, lang is handled by the page).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import param
+
+from dpcore import queries
+
+# Ranges of the lab controls. They are narrower than dpcore's domain on purpose: a student who
+# types sigma = 1e300 or eps = 1e6 gets a clear message instead of a meaningless picture.
+N_MAX = 1_000_000
+B_MIN, B_MAX = 1e-6, 1e6
+SIGMA_MIN, SIGMA_MAX = 1e-6, 1e6
+EPS_MAX = 1000.0
+# dpcore's accuracy is verified for h = sensitivity / sigma in this range (issue 2).
+H_MIN, H_MAX = 1e-6, 1e3
+DATA_EDIT_MAX = 64  # a dataset longer than this is generated, not typed
+SIM_MAX = 200_000
+OVERLAYS = ("laplace", "classic")
+SCALES = ("log10", "linear")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A guided example of the lesson, loaded in one click."""
+
+    key: str
+    query: str
+    n: int
+    B: float
+    sigma: float
+    eps: float
+    delta: str
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("sum_pass", "sum", 4, 1.0, 1.0, 1.0, "0.13"),
+    Preset("sum_fail", "sum", 4, 1.0, 1.0, 1.0, "0.126"),
+    Preset("mean_small", "mean", 4, 1.0, 1.0, 1.0, "0"),
+    Preset("mean_underflow", "mean", 32, 1.0, 10.0, 10.0, "0"),
+    Preset("sum_eps0", "sum", 4, 1.0, 1.0, 0.0, "0.5"),
+    Preset("const", "const", 4, 1.0, 1.0, 1.0, "0"),
+    Preset("count", "count", 4, 1.0, 1.0, 1.0, "1e-6"),
+)
+PRESET_BY_KEY: dict[str, Preset] = {p.key: p for p in PRESETS}
+
+# URL name -> state parameter. q, n, B, sigma, eps, delta are fixed by the issue.
+URL_NAMES: dict[str, str] = {
+    "q": "query",
+    "n": "n",
+    "B": "B",
+    "sigma": "sigma",
+    "eps": "eps",
+    "delta": "delta_text",
+    "i": "record",
+    "v": "replacement",
+    "lo": "eps_lo",
+    "hi": "eps_hi",
+    "scale": "scale",
+    "data": "data_text",
+}
+
+
+def fmt_input(x: float) -> str:
+    """Shortest text that parses back to exactly ``x`` ("1" not "1.0")."""
+    if isinstance(x, int) or (math.isfinite(x) and x == int(x) and abs(x) < 1e15):
+        return str(int(x))
+    return repr(float(x))
+
+
+def parse_number(text: str) -> float:
+    """A finite float from user text; ``,`` as a decimal mark and spaces are tolerated.
+
+    Raises ValueError for text that is not a finite number (nan, inf, words).
+    """
+    s = str(text).strip().replace(" ", "").replace("\u2212", "-")
+    if s.count(",") == 1 and "." not in s:
+        s = s.replace(",", ".")
+    x = float(s)  # ValueError for words
+    if not math.isfinite(x):
+        raise ValueError("not a finite number")
+    return x
+
+
+def _cycle_to(values: list[float], n: int, B: float) -> list[float]:
+    base = list(values) or [B, 0.0]
+    return [float(base[k % len(base)]) for k in range(n)]
+
+
+class LabState(param.Parameterized):
+    """Everything the lab shows is a function of these parameters."""
+
+    query = param.Selector(
+        default="sum", objects=list(queries.QUERIES),
+        doc="Released query: sum, mean, fixed-condition count (x >= B/2) or constant.")
+    n = param.Integer(
+        default=4, bounds=(1, N_MAX),
+        doc="Public, fixed number of records (replace-one neighbours keep n).")
+    B = param.Number(
+        default=1.0, bounds=(B_MIN, B_MAX),
+        doc="Public upper bound of every record: each value lies in [0, B].")
+    sigma = param.Number(
+        default=1.0, bounds=(SIGMA_MIN, SIGMA_MAX),
+        doc="Standard deviation of the Gaussian noise, in the query's output units.")
+    eps = param.Number(
+        default=1.0, bounds=(0.0, EPS_MAX),
+        doc="Privacy parameter epsilon at which the required delta is computed.")
+    delta = param.Number(
+        default=0.13, bounds=(0.0, 1.0),
+        doc="Claimed delta (0 allowed); compared with the required delta in log space.")
+    delta_text = param.String(
+        default="0.13", doc="The claimed delta as the student typed it (kept for the URL).")
+    data = param.List(
+        default=[1.0, 0.0, 1.0, 0.0], item_type=float, bounds=(1, N_MAX),
+        doc="Dataset D, n values in [0, B] (the student's own neighbour is built from it).")
+    record = param.Integer(
+        default=1, bounds=(1, N_MAX),
+        doc="Which record of D is replaced to build D' (1-based, at most n).")
+    replacement = param.Number(
+        default=0.0, bounds=(0.0, B_MAX),
+        doc="New value of that record in D' (must lie in [0, B]).")
+    eps_lo = param.Number(default=0.0, bounds=(0.0, EPS_MAX),
+                          doc="Left end of the epsilon range of the epsilon-delta curve.")
+    eps_hi = param.Number(default=10.0, bounds=(0.0, EPS_MAX),
+                          doc="Right end of the epsilon range of the epsilon-delta curve.")
+    scale = param.Selector(default="log10", objects=list(SCALES),
+                           doc="Vertical scale of the epsilon-delta curve: log10 delta or delta.")
+    overlays = param.ListSelector(default=["laplace", "classic"], objects=list(OVERLAYS),
+                                  doc="Comparison curves: Laplace at equal MSE, classic bound.")
+    sim_n = param.Integer(default=5000, bounds=(100, SIM_MAX),
+                          doc="Number of simulated noisy releases for each of D and D'.")
+    sim_seed = param.Integer(default=1, bounds=(0, 2**31 - 1),
+                             doc="Seed of the simulation's random generator (reproducible).")
+    errors = param.Dict(default={}, doc="Control name -> (message key, format fields).")
+    notices = param.List(default=[], item_type=tuple,
+                         doc="Page-level notices, e.g. URL values that fell back to defaults.")
+
+    # ---- derived ---------------------------------------------------------------------------
+    @property
+    def sensitivity(self) -> float:
+        return float(queries.sensitivity(self.query, self.n, self.B))
+
+    @property
+    def data_editable(self) -> bool:
+        return self.n <= DATA_EDIT_MAX
+
+    @property
+    def data_text(self) -> str:
+        return ", ".join(fmt_input(x) for x in self.data)
+
+    def neighbour(self) -> list[float]:
+        return list(queries.neighbour(list(self.data), self.record - 1, self.replacement, self.B))
+
+    # ---- input ----------------------------------------------------------------------------
+    def _fail(self, control: str, key: str, **fmt: Any) -> tuple[str, dict[str, Any]]:
+        self.errors = {**self.errors, control: (key, fmt)}
+        return key, fmt
+
+    def _ok(self, control: str) -> None:
+        if control in self.errors:
+            errs = dict(self.errors)
+            del errs[control]
+            self.errors = errs
+
+    def _check_h(self, query: str, n: int, B: float, sigma: float) -> bool:
+        d = float(queries.sensitivity(query, n, B))
+        return d == 0 or H_MIN <= d / sigma <= H_MAX
+
+    def set_text(self, control: str, text: str) -> tuple[str, dict[str, Any]] | None:
+        """Validate typed text for ``control`` and apply it; return None or the error shown.
+
+        Controls: n, B, sigma, eps, delta, record, replacement, eps_lo, eps_hi, data, sim_n.
+        The state is unchanged when an error is returned.
+        """
+        if control == "data":
+            return self._set_data(text)
+        try:
+            x = parse_number(text)
+        except (ValueError, TypeError):
+            return self._fail(control, "lab.err.not_number", text=str(text)[:40])
+        return self.set_value(control, x, text=text)
+
+    def set_value(self, control: str, x: float, text: str | None = None
+                  ) -> tuple[str, dict[str, Any]] | None:
+        """Validate a number for ``control`` (see :meth:`set_text`) and apply it."""
+        if not math.isfinite(x):
+            return self._fail(control, "lab.err.not_number", text=str(x))
+        if control == "n":
+            if x != int(x) or not 1 <= x <= N_MAX:
+                return self._fail("n", "lab.err.n", max=N_MAX)
+            n = int(x)
+            if not self._check_h(self.query, n, self.B, self.sigma):
+                return self._fail("n", "lab.err.h", lo=H_MIN, hi=H_MAX)
+            self._apply(n=n)
+        elif control == "B":
+            if not B_MIN <= x <= B_MAX:
+                return self._fail("B", "lab.err.B", lo=B_MIN, hi=B_MAX)
+            if not self._check_h(self.query, self.n, x, self.sigma):
+                return self._fail("B", "lab.err.h", lo=H_MIN, hi=H_MAX)
+            self._apply(B=x)
+        elif control == "sigma":
+            if not SIGMA_MIN <= x <= SIGMA_MAX:
+                return self._fail("sigma", "lab.err.sigma", lo=SIGMA_MIN, hi=SIGMA_MAX)
+            if not self._check_h(self.query, self.n, self.B, x):
+                return self._fail("sigma", "lab.err.h", lo=H_MIN, hi=H_MAX)
+            self.sigma = x
+        elif control == "eps":
+            if not 0 <= x <= EPS_MAX:
+                return self._fail("eps", "lab.err.eps", hi=EPS_MAX)
+            # Keep the current epsilon inside the curve's range so its marker stays visible.
+            lo = min(self.eps_lo, x)
+            hi = self.eps_hi if x <= self.eps_hi else min(EPS_MAX, max(2 * x, self.eps_hi))
+            self.param.update(eps=x, eps_lo=lo, eps_hi=hi)
+        elif control == "delta":
+            if not 0 <= x <= 1:
+                return self._fail("delta", "lab.err.delta")
+            self.param.update(delta=x, delta_text=(text or fmt_input(x)).strip())
+        elif control == "record":
+            if x != int(x) or not 1 <= x <= self.n:
+                return self._fail("record", "lab.err.record", n=self.n)
+            self.record = int(x)
+        elif control == "replacement":
+            if not 0 <= x <= self.B:
+                return self._fail("replacement", "lab.err.value", B=fmt_input(self.B))
+            self.replacement = x
+        elif control in ("eps_lo", "eps_hi"):
+            lo = x if control == "eps_lo" else self.eps_lo
+            hi = x if control == "eps_hi" else self.eps_hi
+            if not (0 <= lo < hi <= EPS_MAX):
+                return self._fail(control, "lab.err.range", hi=EPS_MAX)
+            self.param.update(eps_lo=lo, eps_hi=hi)
+        elif control == "sim_n":
+            if x != int(x) or not 100 <= x <= SIM_MAX:
+                return self._fail("sim_n", "lab.err.sim_n", max=SIM_MAX)
+            self.sim_n = int(x)
+        else:
+            raise KeyError(control)
+        self._ok(control)
+        return None
+
+    def _set_data(self, text: str) -> tuple[str, dict[str, Any]] | None:
+        if not self.data_editable:
+            return self._fail("data", "lab.err.data_long", max=DATA_EDIT_MAX)
+        parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p]
+        try:
+            values = [parse_number(p) for p in parts]
+        except ValueError:
+            return self._fail("data", "lab.err.data_number")
+        if len(values) != self.n:
+            return self._fail("data", "lab.err.data_len", n=self.n, got=len(values))
+        if any(not 0 <= v <= self.B for v in values):
+            return self._fail("data", "lab.err.value", B=fmt_input(self.B))
+        self.data = values
+        self._ok("data")
+        return None
+
+    def set_query(self, query: str) -> tuple[str, dict[str, Any]] | None:
+        if query not in queries.QUERIES:
+            return self._fail("query", "lab.err.query")
+        if not self._check_h(query, self.n, self.B, self.sigma):
+            return self._fail("query", "lab.err.h", lo=H_MIN, hi=H_MAX)
+        self.query = query
+        self._ok("query")
+        return None
+
+    def _apply(self, **changes: Any) -> None:
+        """Set n and/or B and keep D, the record index and the replacement consistent."""
+        n = int(changes.get("n", self.n))
+        B = float(changes.get("B", self.B))
+        data = self.data
+        if B != self.B and self.B > 0:
+            # Rescale so that a pattern like (B, 0, B, 0) stays the same pattern.
+            data = [min(B, max(0.0, v * B / self.B)) for v in data]
+        data = _cycle_to(data, n, B) if len(data) != n else data
+        self.param.update(
+            n=n, B=B, data=data,
+            record=min(self.record, n),
+            replacement=min(B, max(0.0, self.replacement * (B / self.B if self.B else 1.0))),
+        )
+        for c in ("data", "record", "replacement"):
+            self._ok(c)
+
+    def load_preset(self, key: str) -> None:
+        """Load a guided example (all controls at once, one update event)."""
+        p = PRESET_BY_KEY[key]
+        data = _cycle_to([p.B, 0.0], p.n, p.B)
+        with param.parameterized.batch_call_watchers(self):
+            self.param.update(
+                query=p.query, n=p.n, B=p.B, sigma=p.sigma, eps=p.eps,
+                delta=parse_number(p.delta), delta_text=p.delta, data=data, record=1,
+                replacement=0.0 if data[0] > 0 else p.B,
+                eps_lo=0.0, eps_hi=max(10.0, 2 * p.eps),
+                errors={}, notices=[],
+            )
+
+    # ---- URL ------------------------------------------------------------------------------
+    def url_query(self) -> dict[str, str]:
+        """Query string of the current state (fixed names first)."""
+        q = {
+            "q": self.query,
+            "n": str(self.n),
+            "B": fmt_input(self.B),
+            "sigma": fmt_input(self.sigma),
+            "eps": fmt_input(self.eps),
+            "delta": self.delta_text,
+        }
+        if self.data_editable:
+            q["data"] = ",".join(fmt_input(x) for x in self.data)
+        q["i"] = str(self.record)
+        q["v"] = fmt_input(self.replacement)
+        q["lo"] = fmt_input(self.eps_lo)
+        q["hi"] = fmt_input(self.eps_hi)
+        q["scale"] = self.scale
+        return q
+
+    def apply_url(self, args: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
+        """Apply URL values in a safe order; each bad one keeps its default and adds a notice.
+
+        Returns the notices (also stored in ``notices``); ``errors`` is cleared afterwards so
+        the controls start clean.
+        """
+        notices: list[tuple[str, dict[str, Any]]] = []
+
+        def bad(name: str, value: str) -> None:
+            notices.append(("lab.url.bad", {"name": name, "value": value[:40]}))
+
+        with param.parameterized.batch_call_watchers(self):
+            if "q" in args:
+                if args["q"] not in queries.QUERIES or self.set_query(args["q"]) is not None:
+                    bad("q", args["q"])
+            # B before n before data: data is checked against both.
+            for name in ("B", "n", "sigma", "eps", "delta"):
+                if name in args and self.set_text(name, args[name]) is not None:
+                    bad(name, args[name])
+            if "data" in args and self.set_text("data", args["data"]) is not None:
+                bad("data", args["data"])
+            for name, control in (("i", "record"), ("v", "replacement")):
+                if name in args and self.set_text(control, args[name]) is not None:
+                    bad(name, args[name])
+            if "lo" in args or "hi" in args:
+                lo = args.get("lo", fmt_input(self.eps_lo))
+                hi = args.get("hi", fmt_input(self.eps_hi))
+                try:
+                    lo_x, hi_x = parse_number(lo), parse_number(hi)
+                    if not 0 <= lo_x < hi_x <= EPS_MAX:
+                        raise ValueError
+                    self.param.update(eps_lo=lo_x, eps_hi=hi_x)
+                except ValueError:
+                    bad("lo/hi", f"{lo}/{hi}")
+            if "scale" in args:
+                if args["scale"] in SCALES:
+                    self.scale = args["scale"]
+                else:
+                    bad("scale", args["scale"])
+            self.param.update(errors={}, notices=notices)
+        return notices

@@ -1,0 +1,230 @@
+"""Lab latency in a real browser: input -> updated certification card, and first render.
+
+Baseline (same run, same server, same browser): a bare Panel page with one FloatSlider whose
+``value_throttled`` rewrites one HTML readout ("bare"). The lab is reported against it.
+
+What is timed (all in the page's own clock, performance.now()):
+- move: keydown on a slider handle (captured at window level) -> the card's σ/ε text changed in
+  the DOM (MutationObserver on the card's shadow root). 100 moves, alternating the σ (log) and
+  ε sliders, arrow keys, so Panel's 50 ms debounce and the websocket round trip are included.
+- first render: navigation start -> card and the three Bokeh figures present; also Bokeh's own
+  "document idle" time from the console. Cold = fresh browser context, warm = cached JS.
+
+Usage: .venv/bin/python benchmarks/lab_latency.py [--moves 100] [--loads 5]
+Prints figures; it is a script, not a test (no assertion on wall-clock time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+SERVER_CODE = r"""
+import panel as pn
+from app.server import ASSETS_DIR, routes
+
+def bare():
+    s = pn.widgets.FloatSlider(name="x", start=0, end=10, step=0.05, value=1,
+                               css_classes=["bare-slider"])
+    out = pn.pane.HTML('<div class="dp-card"><span class="dp-eps">1</span></div>')
+    s.param.watch(lambda e: setattr(out, "object",
+                  f'<div class="dp-card"><span class="dp-eps">{e.new:g}</span></div>'),
+                  "value_throttled")
+    return pn.Column(s, out)
+
+pn.extension(design="fast")
+r = routes(); r["/bare"] = bare
+pn.serve(r, address="127.0.0.1", port=PORT, show=False, static_dirs={"assets": str(ASSETS_DIR)},
+         websocket_origin=["127.0.0.1:PORT", "localhost:PORT"])
+"""
+
+# Deep query through open shadow roots (Panel/Bokeh render inside them).
+JS_HELPERS = r"""
+window.__deep = (sel) => {
+  const stack = [document];
+  while (stack.length) {
+    const root = stack.pop();
+    const hit = root.querySelector(sel);
+    if (hit) return hit;
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
+  }
+  return null;
+};
+window.__deepAll = (sel) => {
+  const out = [], stack = [document];
+  while (stack.length) {
+    const root = stack.pop();
+    out.push(...root.querySelectorAll(sel));
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
+  }
+  return out;
+};
+"""
+
+JS_RENDERED = r"""
+() => new Promise(resolve => {
+  const tick = () => {
+    const ok = window.__deep('.dp-verdict') && window.__deep('.dp-curve-text table')
+      && window.__deepAll('canvas.bk-layer').length >= 3
+      && window.__deepAll('.bk-Figure').every(f => f.getBoundingClientRect().width > 0);
+    if (ok) resolve(performance.now()); else requestAnimationFrame(tick);
+  };
+  tick();
+})
+"""
+
+JS_ARM = r"""
+() => {
+  const span = window.__deep('.dp-eps');
+  const root = span.getRootNode();
+  const read = () => { const s = window.__deep('.dp-sigma'); const e = window.__deep('.dp-eps');
+                       return (s ? s.textContent : '') + '|' + (e ? e.textContent : ''); };
+  const before = read();
+  window.__t0 = null;
+  window.__done = new Promise(resolve => {
+    const obs = new MutationObserver(() => {
+      if (read() !== before) { obs.disconnect(); resolve(performance.now() - window.__t0); }
+    });
+    obs.observe(root, {subtree: true, childList: true, characterData: true});
+    setTimeout(() => { obs.disconnect(); resolve(-1); }, 5000);  // no update: reported, not hidden
+  });
+  if (!window.__keyHooked) {
+    window.addEventListener('keydown', () => { window.__t0 = performance.now(); }, true);
+    window.__keyHooked = true;
+  }
+  return before;
+}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("BOKEH_RESOURCES", None)
+    proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE.replace("PORT", str(port))],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab", timeout=5):
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("server did not start")
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    k = (len(s) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def first_render(browser: Any, url: str, loads: int) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"cold": [], "warm": [], "idle_cold": [], "idle_warm": []}
+    for i in range(loads):
+        print(f"  first render {i + 1}/{loads}", file=sys.stderr, flush=True)
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+        for kind in ("cold", "warm"):
+            pg = ctx.new_page()
+            idle: list[float] = []
+            pg.on("console", lambda m, idle=idle: idle.extend(
+                float(x) for x in re.findall(r"document idle at (\d+) ms", m.text)))
+            pg.add_init_script(JS_HELPERS)
+            pg.goto(url)
+            out[kind].append(pg.evaluate(JS_RENDERED))
+            pg.wait_for_timeout(300)
+            if idle:
+                out["idle_" + kind].append(idle[0])
+            pg.close()
+        ctx.close()
+    return out
+
+
+def moves(browser: Any, url: str, n: int, handles: list[str]) -> list[float]:
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+    pg = ctx.new_page()
+    pg.add_init_script(JS_HELPERS)
+    pg.goto(url)
+    pg.locator(".dp-eps").wait_for()
+    pg.locator(f"{handles[-1]} .noUi-handle").wait_for()
+    if "/lab" in url:
+        pg.evaluate(JS_RENDERED)
+    times: list[float] = []
+    for i in range(n):
+        if i % 20 == 0:
+            print(f"  {url}: move {i}/{n}", file=sys.stderr, flush=True)
+        sel = handles[i % len(handles)]
+        key = "ArrowRight" if (i // len(handles)) % 2 == 0 else "ArrowLeft"
+        pg.locator(f"{sel} .noUi-handle").focus()
+        pg.evaluate(JS_ARM)
+        pg.keyboard.press(key)
+        times.append(pg.evaluate("() => window.__done"))
+    ctx.close()
+    missed = sum(1 for t in times if t < 0)
+    if missed:
+        print(f"  WARNING {url}: {missed} moves gave no card update within 5 s", file=sys.stderr)
+    return [t for t in times if t >= 0]
+
+
+def summary(name: str, xs: list[float]) -> str:
+    return (f"{name:<34} n={len(xs):>3}  median {statistics.median(xs):7.1f} ms  "
+            f"p95 {pct(xs, 0.95):7.1f} ms  max {max(xs):7.1f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--moves", type=int, default=100)
+    ap.add_argument("--loads", type=int, default=5)
+    ap.add_argument("--chromium", default=os.environ.get("DPLAB_CHROMIUM", "/usr/bin/chromium"))
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    proc = start_server(port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=args.chromium, args=FLAGS)
+            bare = moves(browser, f"{base}/bare", args.moves, [".bare-slider"])
+            lab = moves(browser, f"{base}/lab?lang=en", args.moves,
+                        [".dp-slider-sigma", ".dp-slider-eps"])
+            fr = first_render(browser, f"{base}/lab?lang=en", args.loads)
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    print(f"dplab lab latency ({os.cpu_count()} CPUs, chromium {args.chromium})")
+    print(summary("baseline: bare slider -> readout", bare))
+    print(summary("lab: σ/ε slider -> card", lab))
+    print(f"ratio lab/baseline: median {statistics.median(lab) / statistics.median(bare):.2f}x, "
+          f"p95 {pct(lab, 0.95) / pct(bare, 0.95):.2f}x   (target: lab p95 <= 100 ms)")
+    print(summary("first render, cold cache", fr["cold"]))
+    print(summary("first render, warm cache", fr["warm"]))
+    if fr["idle_cold"]:
+        print(summary("bokeh 'document idle', cold", fr["idle_cold"]))
+    if fr["idle_warm"]:
+        print(summary("bokeh 'document idle', warm", fr["idle_warm"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""Browser-test fixtures: our server in a subprocess on a free port + Debian's chromium.
+
+No `playwright install`: the system chromium is used (DPLAB_CHROMIUM overrides the path). When no
+chromium is found every browser test is skipped with the reason. Every request a page makes is
+recorded; a test fails if any request leaves the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+expect.set_options(timeout=20_000)
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+def find_chromium() -> str | None:
+    candidates = [os.environ.get("DPLAB_CHROMIUM", ""), "/usr/bin/chromium",
+                  "/usr/bin/chromium-browser", shutil.which("chromium") or "",
+                  "/Applications/Chromium.app/Contents/MacOS/Chromium",
+                  "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"]
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+CHROMIUM = find_chromium()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/ui/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.ui)
+            if CHROMIUM is None:
+                item.add_marker(pytest.mark.skip(
+                    reason="no Chromium found (/usr/bin/chromium or DPLAB_CHROMIUM): "
+                           "browser tests skipped"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, proc: subprocess.Popen[bytes], url: str, log: Path) -> None:
+        self.proc, self.url, self.log = proc, url, log
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    port = _free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / "ui-server.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop("BOKEH_RESOURCES", None)
+    with log.open("wb") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-c",
+             f"from app.server import serve; serve(address='127.0.0.1', port={port})"],
+            cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/lab", timeout=5) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("dplab server did not start:\n" + log.read_text(errors="replace"))
+        time.sleep(0.2)
+    srv = Server(proc, url, log)
+    yield srv
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+class Requests(list[str]):
+    def external(self) -> list[str]:
+        out = []
+        for u in self:
+            parsed = urlparse(u)
+            if parsed.scheme in ("data", "blob", "about"):
+                continue
+            if parsed.hostname not in LOCAL_HOSTS:
+                out.append(u)
+        return out
+
+
+@pytest.fixture
+def requests_seen() -> Requests:
+    return Requests()
+
+
+@pytest.fixture(scope="session")
+def context(browser: Any, server: Server) -> Iterator[Any]:
+    # One context for the session: its HTTP cache keeps the ~6 MB of Bokeh/Panel JS between
+    # tests (each test still opens a fresh page and session).
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1000},
+                              extra_http_headers={"Accept-Language": "en-US,en;q=0.9"})
+    ctx.set_default_timeout(20000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context: Any, server: Server, requests_seen: Requests) -> Iterator[Any]:
+    pg = context.new_page()
+    pg.on("request", lambda r: requests_seen.append(r.url))
+    pg.on("websocket", lambda ws: requests_seen.append(ws.url))
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    pg.close()
+    assert requests_seen, "no request was recorded"
+    assert requests_seen.external() == [], f"non-local requests: {requests_seen.external()}"
+    assert errors == [], f"JavaScript errors in the page: {errors}"
+
+
+def shot(pg: Any, name: str) -> Path:
+    """Screenshot of the whole page (the template scrolls inside <main>, so grow the viewport)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    pg.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,24 @@
+"""The index page leads to both pages without any external request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from ui.conftest import Server, shot
+
+
+def test_index_links_to_the_pages(page: Any, server: Server) -> None:
+    page.goto(f"{server.url}/?lang=en")
+    lab = page.locator("a.dp-tile[href^='/lab']")
+    expect(lab).to_be_visible()
+    expect(page.locator("a.dp-tile[href^='/cdf']")).to_be_visible()
+    shot(page, "index-en")
+    lab.click()
+    expect(page.locator(".dp-verdict")).to_be_visible()
+
+
+def test_index_korean(page: Any, server: Server) -> None:
+    page.goto(f"{server.url}/?lang=ko")
+    expect(page.locator(".dp-index h1")).to_contain_text("차등 프라이버시")

@@ -1,0 +1,223 @@
+"""Browser tests of the lab page: presets, URLs, curve clicks, scales, keyboard, bad input."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from app.lab_page import fmt_log10
+from app.lab_state import PRESET_BY_KEY, parse_number
+from dpcore import certify
+from ui.conftest import Server, shot
+
+
+def open_lab(page: Any, server: Server, query: str = "lang=en") -> None:
+    page.goto(f"{server.url}/lab?{query}")
+    expect(page.locator(".dp-verdict")).to_be_visible()
+    expect(page.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
+
+
+def card(page: Any) -> dict[str, str]:
+    return {c: page.locator(f".dp-{c}").first.inner_text().strip()
+            for c in ("required-delta", "log10-delta", "sensitivity", "verdict", "sigma", "eps")}
+
+
+def check_card(page: Any, query: str, n: int, B: float, sigma: float, eps: float,
+               claimed: float, lang: str = "en") -> certify.Certification:
+    c = certify.certify(query, n, B, sigma, eps, claimed)
+    expect(page.locator(".dp-log10-delta")).to_have_text(fmt_log10(c.log10_delta))
+    got = card(page)
+    if c.required_delta == 0:
+        assert got["required-delta"] == "0"
+    else:
+        assert float(got["required-delta"]) == pytest.approx(c.required_delta, rel=1e-9)
+        assert len(re.sub(r"[^0-9]", "", got["required-delta"].split("e")[0]).lstrip("0")) >= 8
+    assert float(got["sensitivity"]) == c.sensitivity
+    words = {"en": ("pass", "fail"), "ko": ("통과", "실패")}[lang]
+    assert (words[0] if c.passes else words[1]) in got["verdict"]
+    return c
+
+
+def url_params(page: Any) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def test_default_page_matches_dpcore(page: Any, server: Server) -> None:
+    open_lab(page, server)
+    check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.13)
+    assert card(page)["required-delta"] == "0.1269367375"
+    expect(page.locator(".dp-density-text")).to_contain_text("0.30853754")
+    shot(page, "lab-default-en")
+
+
+def test_presets_in_one_click(page: Any, server: Server) -> None:
+    open_lab(page, server)
+    for key in ("sum_fail", "mean_small", "mean_underflow", "const", "count", "sum_eps0",
+                "sum_pass"):
+        p = PRESET_BY_KEY[key]
+        page.locator(f".dp-preset-{key} button").click()
+        c = check_card(page, p.query, p.n, p.B, p.sigma, p.eps, parse_number(p.delta))
+        if key == "mean_underflow":
+            assert card(page)["required-delta"] == "0"
+            assert card(page)["log10-delta"] == "-2223595.4904"
+            expect(page.locator(".dp-density-text .dp-t-outside")).to_be_visible()
+            expect(page.locator(".dp-flag-underflow")).to_have_text("yes")
+            shot(page, "lab-preset-underflow")
+        if key == "const":
+            assert c.sensitivity == 0 and card(page)["log10-delta"] == "-inf"
+            expect(page.locator(".dp-curve-text")).to_contain_text("exactly")
+        if key == "sum_eps0":
+            assert float(card(page)["required-delta"]) == pytest.approx(0.3829249225, rel=1e-9)
+        assert url_params(page)["q"] == p.query and url_params(page)["n"] == str(p.n)
+
+
+def test_url_state_both_directions(page: Any, server: Server) -> None:
+    open_lab(page, server, "q=mean&n=4&B=1&sigma=1&eps=1&delta=1e-6&lang=en")
+    check_card(page, "mean", 4, 1.0, 1.0, 1.0, 1e-6)
+    box = page.get_by_label(re.compile(r"^σ — noise"))
+    box.fill("0.5")
+    box.press("Enter")
+    check_card(page, "mean", 4, 1.0, 0.5, 1.0, 1e-6)
+    expect(page).to_have_url(re.compile(r"sigma=0\.5"))
+    args = url_params(page)
+    assert (args["q"], args["n"], args["B"], args["eps"], args["delta"]) == (
+        "mean", "4", "1", "1", "1e-6")
+    # the address is a complete link: reloading it shows the same card
+    page.goto(page.url)
+    expect(page.locator(".dp-sigma")).to_have_text("0.5")
+    check_card(page, "mean", 4, 1.0, 0.5, 1.0, 1e-6)
+
+
+def test_bad_url_values_fall_back_with_a_visible_message(page: Any, server: Server) -> None:
+    open_lab(page, server, "q=median&sigma=-1&eps=abc&delta=2&n=4&lang=en")
+    notice = page.locator(".dp-notice")
+    expect(notice).to_be_visible()
+    for name in ("q", "sigma", "eps", "delta"):
+        expect(notice).to_contain_text(f"{name} =")
+    check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.13)
+
+
+@pytest.mark.parametrize(("label", "text", "message"), [
+    (r"^σ — noise", "0", "σ must be"),
+    (r"^σ — noise", "1e300", "σ must be"),
+    (r"^ε \(no unit\)", "-1", "ε must be"),
+    (r"^ε \(no unit\)", "1e6", "ε must be"),
+    (r"^Claimed δ", "1.5", "probability"),
+    (r"^n — public", "0", "whole number"),
+    (r"^B — public", "-2", "B must be"),
+    (r"^σ — noise", "abc", "not a number"),
+])
+def test_bad_input_at_the_control_keeps_the_last_valid_state(
+        page: Any, server: Server, label: str, text: str, message: str) -> None:
+    open_lab(page, server)
+    before = card(page)
+    box = page.get_by_label(re.compile(label))
+    box.fill(text)
+    box.press("Enter")
+    alert = page.get_by_role("alert").filter(has_text=message)
+    expect(alert).to_be_visible()
+    assert card(page) == before
+    check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.13)
+
+
+def test_clicking_the_curve_sets_eps(page: Any, server: Server) -> None:
+    open_lab(page, server)
+    canvas = page.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)").first
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.4)
+    expect(page.locator(".dp-eps")).not_to_have_text("1")
+    eps = float(card(page)["eps"])
+    assert 2.0 < eps < 9.0  # x range is [0, 10]; 60 % of the canvas incl. the axis area
+    check_card(page, "sum", 4, 1.0, 1.0, eps, 0.13)
+    expect(page.get_by_label(re.compile(r"^ε \(no unit\)"))).to_have_value(card(page)["eps"])
+    assert url_params(page)["eps"] == card(page)["eps"]
+    shot(page, "lab-curve-clicked")
+
+
+def test_scale_switch(page: Any, server: Server) -> None:
+    open_lab(page, server, "q=mean&n=32&B=1&sigma=10&eps=10&delta=0&lang=en")
+    table = page.locator(".dp-curve-text table")
+    expect(table).to_contain_text("log10 δ")
+    expect(table).to_contain_text("-2223595.4904")
+    page.get_by_role("button", name="δ (linear)").click()
+    expect(page.locator(".dp-curve-text")).to_contain_text("δ = 0;")
+    expect(table).not_to_contain_text("log10")
+    assert url_params(page)["scale"] == "linear"
+    shot(page, "lab-linear-scale")
+    page.get_by_role("button", name="log10 δ").click()
+    expect(table).to_contain_text("-2223595.4904")
+    assert url_params(page)["scale"] == "log10"
+
+
+def test_keyboard_path(page: Any, server: Server) -> None:
+    open_lab(page, server)
+    # a preset button: focus + Enter
+    btn = page.locator(".dp-preset-sum_fail button")
+    btn.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".dp-verdict")).to_contain_text("fail")
+    # typed value: focus, select all, type, Enter
+    box = page.get_by_label(re.compile(r"^ε \(no unit\)"))
+    box.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2")
+    page.keyboard.press("Enter")
+    expect(page.locator(".dp-eps")).to_have_text("2")
+    check_card(page, "sum", 4, 1.0, 1.0, 2.0, 0.126)
+    # slider: Tab from the text box lands on the ε slider handle; arrows move it
+    page.keyboard.press("Tab")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".dp-eps")).to_have_text("2.05")
+    check_card(page, "sum", 4, 1.0, 1.0, 2.05, 0.126)
+    # the language switch is a plain link reachable with the keyboard
+    link = page.get_by_role("link", name=re.compile("한국어"))
+    link.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".dp-card")).to_contain_text("합 단위")
+    check_card(page, "sum", 4, 1.0, 1.0, 2.05, 0.126, lang="ko")
+
+
+def test_korean_is_the_default(browser: Any, server: Server, requests_seen: Any) -> None:
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1000},
+                              extra_http_headers={"Accept-Language": "fr-FR"})
+    pg = ctx.new_page()
+    pg.on("request", lambda r: requests_seen.append(r.url))
+    pg.goto(f"{server.url}/lab?q=mean&n=32&B=1&sigma=10&eps=10&delta=0")
+    expect(pg.locator(".dp-verdict")).to_contain_text("실패")
+    expect(pg.locator(".dp-card")).to_contain_text("평균 단위")
+    check_card(pg, "mean", 32, 1.0, 10.0, 10.0, 0.0, lang="ko")
+    shot(pg, "lab-underflow-ko")
+    ctx.close()
+    assert requests_seen and requests_seen.external() == []
+
+
+def test_projector_and_dark_mode(page: Any, server: Server) -> None:
+    open_lab(page, server, "size=large&theme=dark&lang=ko")
+    size = page.locator(".dp-verdict").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 30
+    shot(page, "lab-large-dark-ko")
+
+
+def test_simulation_table(page: Any, server: Server) -> None:
+    open_lab(page, server)
+    sim = page.locator(".dp-sim-text")
+    expect(sim).to_contain_text("0.30853754")
+    first = sim.locator("tbody tr").first.inner_text()
+    page.locator(".dp-resample button").click()
+    expect(sim.locator("tbody tr").first).not_to_have_text(first)
+    k, n = re.search(r"(\d+) / (\d+)", sim.locator("tbody tr").first.inner_text()).groups()
+    assert int(n) == 5000 and 0 < int(k) < 5000
+    assert math.isfinite(float(k))
+
+
+def test_accept_language_picks_english_without_lang_parameter(page: Any, server: Server) -> None:
+    page.goto(f"{server.url}/lab")  # the fixture's browser context sends Accept-Language en-US
+    expect(page.locator(".dp-verdict")).to_have_text("✓ pass")
+    expect(page.locator(".dp-card")).to_contain_text("sum units")
