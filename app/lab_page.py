@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import logging
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,11 @@ from app.lab_compute import (
 from app.lab_state import EPS_MAX, PRESETS, LabState, fmt_input
 from dpcore import certify as dp_certify
 from dpcore import queries
+
+# Inputs closer than BURST_MS form a burst; during one, the figures redraw once the input has
+# been quiet for PLOT_PAUSE_MS (the card always updates at once).
+BURST_MS = 400
+PLOT_PAUSE_MS = 150
 
 log = logging.getLogger(__name__)
 
@@ -360,6 +366,8 @@ class LabPage(param.Parameterized):
         self._syncing = False
         self._pending_plots: set[str] = set()
         self._plots_scheduled = False
+        self._last_input = 0.0
+        self._in_burst = False
         self._build_widgets()
         self._build_figures()
         self.state.param.watch(self._on_state, list(self.state.param))
@@ -633,16 +641,29 @@ class LabPage(param.Parameterized):
         if doc is None or doc.session_context is None:
             self.refresh(names)
             return
-        # Card first (one small message), plots on the next tick: the number a student is
-        # waiting for is not held back by three figures' data. Rapid moves coalesce.
+        # Card first (one small message). A single change redraws the figures on the next
+        # tick; during a burst of changes (a held arrow key) the figures wait until the input
+        # pauses for PLOT_PAUSE_MS, so the card is never queued behind the browser redrawing
+        # three canvases for a value already superseded. Rapid moves coalesce.
         with pn.io.unlocked():
             self.refresh_card(names)
         self._pending_plots |= names
+        now = time.monotonic()
+        burst = (now - self._last_input) * 1000.0 < BURST_MS
+        self._last_input, self._in_burst = now, burst
         if not self._plots_scheduled:
             self._plots_scheduled = True
-            doc.add_next_tick_callback(self._plots_tick)
+            if burst:
+                doc.add_timeout_callback(self._plots_tick, PLOT_PAUSE_MS)
+            else:
+                doc.add_next_tick_callback(self._plots_tick)
 
     def _plots_tick(self) -> None:
+        quiet_ms = (time.monotonic() - self._last_input) * 1000.0
+        doc = pn.state.curdoc
+        if quiet_ms < PLOT_PAUSE_MS and self._in_burst and doc is not None:
+            doc.add_timeout_callback(self._plots_tick, max(1, int(PLOT_PAUSE_MS - quiet_ms)))
+            return
         names, self._pending_plots = self._pending_plots, set()
         self._plots_scheduled = False
         try:
