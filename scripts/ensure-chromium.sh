@@ -9,7 +9,7 @@ for c in "${DPLAB_CHROMIUM:-}" /usr/bin/chromium /usr/bin/chromium-browser \
 done
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "chromium not found: installing Debian's chromium with apt-get"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-nanum >/dev/null) \
     && { echo "chromium: /usr/bin/chromium"; exit 0; }
   echo "WARNING: apt-get could not install chromium; browser tests (tests/ui) will be SKIPPED."
   exit 0
