@@ -30,7 +30,11 @@ def card(page: Any) -> dict[str, str]:
 def check_card(page: Any, query: str, n: int, B: float, sigma: float, eps: float,
                claimed: float, lang: str = "en") -> certify.Certification:
     c = certify.certify(query, n, B, sigma, eps, claimed)
+    words = {"en": ("pass", "fail"), "ko": ("통과", "실패")}[lang]
+    # Poll every field that can change: two releases may share log10 delta (only the claim
+    # differs), so waiting on one field alone could read the previous card.
     expect(page.locator(".dp-log10-delta")).to_have_text(fmt_log10(c.log10_delta))
+    expect(page.locator(".dp-verdict")).to_contain_text(words[0] if c.passes else words[1])
     got = card(page)
     if c.required_delta == 0:
         assert got["required-delta"] == "0"
@@ -38,7 +42,6 @@ def check_card(page: Any, query: str, n: int, B: float, sigma: float, eps: float
         assert float(got["required-delta"]) == pytest.approx(c.required_delta, rel=1e-9)
         assert len(re.sub(r"[^0-9]", "", got["required-delta"].split("e")[0]).lstrip("0")) >= 8
     assert float(got["sensitivity"]) == c.sensitivity
-    words = {"en": ("pass", "fail"), "ko": ("통과", "실패")}[lang]
     assert (words[0] if c.passes else words[1]) in got["verdict"]
     return c
 
@@ -178,7 +181,9 @@ def test_keyboard_path(page: Any, server: Server) -> None:
     page.keyboard.press("ArrowRight")
     expect(page.locator(".dp-eps")).to_have_text("2.05")
     check_card(page, "sum", 4, 1.0, 1.0, 2.05, 0.126)
-    # the language switch is a plain link reachable with the keyboard
+    # the language switch is a plain link reachable with the keyboard; it carries the current
+    # address, which follows the state once the keys pause (150 ms)
+    expect(page).to_have_url(re.compile(r"[?&]eps=2\.05(&|$)"))
     link = page.get_by_role("link", name=re.compile("한국어"))
     link.focus()
     page.keyboard.press("Enter")
