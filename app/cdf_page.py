@@ -295,26 +295,29 @@ class CDFPage:
         tr = lambda key, **f: t(key, lang, **f)  # noqa: E731
         s = self.state
         self.w_dataset = pn.widgets.Select(
+            sizing_mode="stretch_width",
             name=tr("cdf.ctl.dataset"),
             value=s.dataset,
             options={tr(f"cdf.data.{d}"): d for d in DATASETS},
         )
+        wide = {"sizing_mode": "stretch_width"}
         self.w_n = pn.widgets.IntInput(
-            name=tr("cdf.ctl.n"), value=s.n, start=100, end=200_000, step=1000
+            name=tr("cdf.ctl.n"), value=s.n, start=100, end=200_000, step=1000, **wide
         )
         self.w_eps = pn.widgets.FloatSlider(
-            name=tr("cdf.ctl.eps"), value=s.eps, start=0.05, end=10.0, step=0.05
+            name=tr("cdf.ctl.eps"), value=s.eps, start=0.05, end=10.0, step=0.05, **wide
         )
         self.w_delta = pn.widgets.IntSlider(
-            name=tr("cdf.ctl.delta"), value=s.log10_delta, start=-15, end=-2
+            name=tr("cdf.ctl.delta"), value=s.log10_delta, start=-15, end=-2, **wide
         )
         self.w_method = pn.widgets.Select(
+            sizing_mode="stretch_width",
             name=tr("cdf.ctl.method"),
             value=s.method,
             options={tr(f"cdf.method.{m}"): m for m in METHOD_NAMES},
         )
         self.w_seed = pn.widgets.IntInput(
-            name=tr("cdf.ctl.noise_seed"), value=s.noise_seed, start=0, end=2**31 - 1
+            name=tr("cdf.ctl.noise_seed"), value=s.noise_seed, start=0, end=2**31 - 1, **wide
         )
         self.w_auto = pn.widgets.Checkbox(
             name=tr("cdf.ctl.auto_degree"), value=s.auto_degree, css_classes=["dp-cdf-auto"]
@@ -325,6 +328,7 @@ class CDFPage:
             start=0,
             end=64,
             css_classes=["dp-cdf-degree-slider"],
+            **wide,
         )
         # releases only on value_throttled (a drag is many events); the degree is cheap
         self.w_eps.param.watch(lambda e: setattr(s, "eps", float(e.new)), "value_throttled")
@@ -432,5 +436,6 @@ def create_page(lang: str | None = None) -> Any:
     lang = lang or request_language()
     page = CDFPage(CDFState(), lang)
     return layout.page(
-        lang=lang, title=t("cdf.title", lang), path="/cdf", main=page.main(), sidebar=page.sidebar()
+        lang=lang, title=t("cdf.title", lang), path="/cdf", main=page.main(),
+        sidebar=page.sidebar(), sidebar_width=480 if layout.is_large() else 380,
     )
