@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special as sc
+from scipy.stats import norm
 
 from dpcore import _validate as v
 
@@ -73,12 +74,16 @@ _Q_DIRECT = 0.97
 _SAFETY = 8.9e-16
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 _CF_FROM = 4.0
-_CF_DEPTH = 40
 
 
 # --------------------------------------------------------------------------------------------
 # Building blocks (work on numpy arrays and on floats alike)
 # --------------------------------------------------------------------------------------------
+# Continued-fraction depth per range of u (upper limit, depth), reaching rounding level;
+# checked against mpmath at 50 digits. Shared by the vector and scalar evaluations of m.
+_CF_DEPTHS = ((8.0, 40), (16.0, 16), (25.0, 10), (50.0, 8), (math.inf, 6))
+
+
 def _m(u: NDArray[np.float64]) -> NDArray[np.float64]:
     """m(u) = 1/R(u) - u = -(ln R)'(u) > 0, to ~2 ulps for every real u."""
     u = np.asarray(u, dtype=np.float64)
@@ -87,8 +92,10 @@ def _m(u: NDArray[np.float64]) -> NDArray[np.float64]:
     if np.any(lo):
         ul = u[lo]
         out[lo] = _SQRT_2_OVER_PI / sc.erfcx(ul / _SQRT2) - ul
-    # Continued fraction; 40 terms reach rounding level from u = 4, 16 terms from u = 8.
-    for sel, depth in ((~lo & (u < 8.0), 40), (u >= 8.0, 16)):
+    start = _CF_FROM
+    for limit, depth in _CF_DEPTHS:
+        sel = (u >= start) & (u < limit)
+        start = limit
         if np.any(sel):
             us = u[sel]
             t = np.zeros_like(us)
@@ -108,11 +115,14 @@ def _dl_integral(x: NDArray[np.float64], h: NDArray[np.float64]) -> NDArray[np.f
 
 _GL_PAIRS = tuple(zip(_GL_NODES.tolist(), _GL_WEIGHTS.tolist(), strict=True))
 def _m_scalar(u: float) -> float:
-    """Scalar m(u) (same formulas as :func:`_m`; CF depth per u reaches rounding level,
-    checked against mpmath at 50 digits)."""
+    """Scalar m(u): the same formulas and depths as :func:`_m`."""
     if u < _CF_FROM:
         return _SQRT_2_OVER_PI / float(sc.erfcx(u / _SQRT2)) - u
-    depth = 40 if u < 8.0 else 16 if u < 16.0 else 10 if u < 25.0 else 8 if u < 50.0 else 6
+    depth = 6
+    for limit, d in _CF_DEPTHS:  # a plain loop: a generator costs more than m itself
+        if u < limit:
+            depth = d
+            break
     t = 0.0
     for k in range(depth, 1, -1):
         t = k / (u + t)
@@ -433,8 +443,6 @@ def densities(
     d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
     s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
     yy = np.asarray(y, dtype=np.float64)
-    from scipy.stats import norm
-
     return norm.pdf(yy, 0.0, s), norm.pdf(yy, d, s)
 
 
