@@ -20,7 +20,9 @@ link (measured in shared/notes/panel-measured.md) and the font stack is local. E
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 import panel as pn
 from panel.theme.fast import Fast
@@ -30,7 +32,10 @@ from app.i18n import LANGUAGES, t
 ACCENT = "#0b4f6c"
 FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Noto Sans KR", "Noto Sans CJK KR", '
               '"Apple SD Gothic Neo", "Malgun Gothic", "NanumGothic", sans-serif')
-NAV = (("/", "common.nav.home"), ("/lab", "common.nav.lab"), ("/cdf", "common.nav.cdf"))
+NAV = (("/", "common.nav.home"), ("/lesson", "common.nav.lesson"), ("/lab", "common.nav.lab"),
+       ("/cdf", "common.nav.cdf"))
+# Query options that every internal link carries over (language, projector type, theme).
+KEPT_OPTIONS = ("lang", "size", "theme")
 
 LARGE_CSS = """
 :root, body { --type-ramp-base-font-size: 22px !important;
@@ -76,11 +81,31 @@ def _link(href: str, text: str, *, current: bool = False, onclick: str | None = 
     return f"<a {' '.join(attrs)}>{html.escape(text)}</a>"
 
 
+def kept_query(lang: str, args: Mapping[str, str] | None = None) -> str:
+    """``?lang=..&size=..&theme=..`` for an internal link: the options a student chose stay.
+
+    ``args``: the request's query arguments (default: the current Panel session's).
+    """
+    if args is None:
+        args = {k: v for k in ("size", "theme") if (v := session_flag(k))}
+    parts = [("lang", lang)]
+    for k in KEPT_OPTIONS[1:]:
+        v = args.get(k)
+        if v:
+            parts.append((k, v))
+    return "?" + urlencode(parts)
+
+
+def nav_html(lang: str, path: str, query: str) -> str:
+    """The page links of the header (shared by the Panel pages and the plain HTML pages)."""
+    return " ".join(
+        _link(href + query, t(key, lang), current=href == path) for href, key in NAV
+    )
+
+
 def header(lang: str, path: str) -> pn.pane.HTML:
     """Navigation + language + large-type switches (plain links: keyboard operable)."""
-    nav = " ".join(
-        _link(href + f"?lang={lang}", t(key, lang), current=href == path) for href, key in NAV
-    )
+    nav = nav_html(lang, path, kept_query(lang))
     langs = " ".join(
         _link(f"?lang={code}", t(f"common.lang.{code}", lang), current=code == lang,
               onclick=_JS_SET_PARAM.format(k="lang", v=code),
@@ -143,6 +168,10 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         sidebar_width=sidebar_width,
         favicon="/assets/favicon.svg",
         main_layout=None,
+        # Panel's busy spinner lives in one process-wide list: every event in any session
+        # updated every session's spinner (O(N) per event, ~95 % of the server's time with
+        # 100 students, issue 11). Off.
+        busy_indicator=None,
     )
     tmpl.config.css_files.append("/assets/dplab.css")
     if is_large():

@@ -1,0 +1,231 @@
+"""Lesson content: one TOML source per lesson and language (see ``lessons/FORMAT.md``).
+
+Pure Python (tomllib + dpcore): no Panel, Bokeh or param, so the content is testable and
+renderable anywhere. ``load(lesson, lang)`` returns a :class:`Lesson` whose text fields already
+carry the values computed by ``dpcore`` (``{{name}}`` placeholders, ``values_<lesson>.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+LESSON_DIR = Path(__file__).resolve().parent
+LESSONS: tuple[str, ...] = ("gaussian", "cdf")
+LANGS: tuple[str, ...] = ("ko", "en")
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+LAB_KEYS = ("q", "n", "B", "sigma", "eps", "delta")
+CDF_KEYS = ("data", "n", "eps", "delta", "method", "degree", "seed")
+
+
+@dataclass(frozen=True)
+class Option:
+    text: str
+    correct: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    options: tuple[Option, ...]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    question: str
+    steps: tuple[str, ...]
+    link: str  # /lab?... or /cdf?...
+
+
+@dataclass(frozen=True)
+class Example:
+    id: str
+    section: str
+    title: str
+    body: str
+    link: str
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class Term:
+    id: str
+    name: str
+    tip: str
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    lang: str
+    title: str
+    lead: str
+    sections: tuple[Section, ...]
+    examples: tuple[Example, ...]
+    exercises: tuple[Exercise, ...]
+    quiz: tuple[Question, ...]
+    terms: tuple[Term, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class TourStep:
+    id: str
+    title: str
+    body: str
+    lab: dict[str, str]
+    predict: str | None
+    options: tuple[str, ...]
+    answer: int | None
+    reveal: str | None
+
+
+def source_path(lesson: str, lang: str) -> Path:
+    return LESSON_DIR / f"{lesson}.{lang}.toml"
+
+
+def read_source(lesson: str, lang: str) -> dict[str, Any]:
+    """The raw TOML of one lesson (no values filled in)."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    with source_path(lesson, lang).open("rb") as fh:
+        return tomllib.load(fh)
+
+
+@cache
+def values(lesson: str) -> dict[str, str]:
+    """``{{name}}`` -> text, computed by dpcore (``lessons/values_<lesson>.py``)."""
+    mod = importlib.import_module(f"lessons.values_{lesson}")
+    out = mod.values()
+    for k, v in out.items():
+        if not isinstance(v, str):
+            raise TypeError(f"value {k!r} of lesson {lesson!r} must be text, got {type(v)}")
+    return out
+
+
+def fill(text: str, vals: dict[str, str], where: str = "") -> str:
+    """Replace every ``{{name}}``; an unknown name is an error (never a silent blank)."""
+
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name not in vals:
+            raise KeyError(f"unknown value {{{{{name}}}}} in {where}")
+        return vals[name]
+
+    return PLACEHOLDER.sub(sub, text)
+
+
+def _fmt_param(v: object) -> str:
+    if isinstance(v, bool):
+        raise TypeError("a lab parameter cannot be true/false")
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return str(v)
+
+
+def link_for(entry: dict[str, Any], where: str) -> str:
+    """The "open in the lab" address of an example / exercise (``lab`` or ``cdf`` table)."""
+    from urllib.parse import urlencode
+
+    if "lab" in entry:
+        lab = entry["lab"]
+        missing = [k for k in LAB_KEYS if k not in lab]
+        if missing:
+            raise KeyError(f"{where}: lab link lacks {', '.join(missing)}")
+        return "/lab?" + urlencode([(k, _fmt_param(v)) for k, v in lab.items()])
+    if "cdf" in entry:
+        cdf = entry["cdf"]
+        unknown = [k for k in cdf if k not in CDF_KEYS]
+        if unknown:
+            raise KeyError(f"{where}: unknown /cdf parameter {', '.join(unknown)}")
+        return "/cdf?" + urlencode([(k, _fmt_param(v)) for k, v in cdf.items()])
+    raise KeyError(f"{where}: needs a lab = {{...}} or cdf = {{...}} table")
+
+
+@cache
+def load(lesson: str, lang: str) -> Lesson:
+    """One lesson in one language, values filled in. Raises on a malformed source."""
+    if lesson not in LESSONS:
+        raise ValueError(f"unknown lesson {lesson!r}; use one of {', '.join(LESSONS)}")
+    raw = read_source(lesson, lang)
+    vals = values(lesson)
+    where = f"{lesson}.{lang}.toml"
+
+    def f(text: str, ctx: str) -> str:
+        return fill(text, vals, f"{where} {ctx}")
+
+    sections = tuple(Section(s["id"], f(s["title"], s["id"]), f(s["body"], s["id"]))
+                     for s in raw.get("section", []))
+    examples = tuple(Example(e["id"], e["section"], f(e["title"], e["id"]), f(e["body"], e["id"]),
+                             link_for(e, f"{where} {e['id']}"))
+                     for e in raw.get("example", []))
+    exercises = tuple(Exercise(e["id"], f(e["question"], e["id"]),
+                               tuple(f(s, e["id"]) for s in e["steps"]),
+                               link_for(e, f"{where} {e['id']}"))
+                      for e in raw.get("exercise", []))
+    quiz = tuple(Question(q["id"], f(q["question"], q["id"]),
+                          tuple(Option(f(o["text"], q["id"]), bool(o["correct"]),
+                                       f(o["why"], q["id"])) for o in q["options"]))
+                 for q in raw.get("quiz", []))
+    terms = tuple(Term(tm["id"], tm["name"], f(tm["tip"], tm["id"]))
+                  for tm in raw.get("term", []))
+    for q in quiz:
+        if sum(o.correct for o in q.options) != 1:
+            raise ValueError(f"{where} {q.id}: exactly one option must be correct")
+    known = {s.id for s in sections}
+    for e in examples:
+        if e.section not in known:
+            raise ValueError(f"{where} {e.id}: unknown section {e.section!r}")
+    return Lesson(lesson, lang, f(raw["title"], "title"), f(raw.get("lead", ""), "lead"),
+                  sections, examples, exercises, quiz, terms)
+
+
+@cache
+def glossary(lang: str) -> dict[str, Term]:
+    """Every term of every lesson in ``lang`` (ids unique across lessons)."""
+    out: dict[str, Term] = {}
+    for lesson in LESSONS:
+        if not source_path(lesson, lang).exists():
+            continue
+        for tm in load(lesson, lang).terms:
+            if tm.id in out:
+                raise ValueError(f"glossary term {tm.id!r} is defined twice ({lang})")
+            out[tm.id] = tm
+    return out
+
+
+@cache
+def tour(lang: str) -> tuple[TourStep, ...]:
+    """The guided tour of /lab (``lessons/tour.<lang>.toml``), values filled in."""
+    raw = read_source("tour", lang)
+    vals = values("gaussian")
+    steps = []
+    for s in raw.get("step", []):
+        where = f"tour.{lang}.toml {s['id']}"
+        lab = {k: _fmt_param(v) for k, v in s["lab"].items()}
+        missing = [k for k in LAB_KEYS if k not in lab]
+        if missing:
+            raise KeyError(f"{where}: lab lacks {', '.join(missing)}")
+        predict = s.get("predict")
+        options = tuple(fill(o, vals, where) for o in s.get("options", []))
+        answer = s.get("answer")
+        if predict is not None and (answer is None or not 0 <= answer < len(options)):
+            raise ValueError(f"{where}: a prediction needs options and a valid answer index")
+        steps.append(TourStep(
+            s["id"], fill(s["title"], vals, where), fill(s["body"], vals, where), lab,
+            fill(predict, vals, where) if predict else None, options, answer,
+            fill(s["reveal"], vals, where) if s.get("reveal") else None))
+    return tuple(steps)
