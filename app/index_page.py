@@ -1,43 +1,70 @@
-"""Our own index page at ``/`` (Panel's multi-app index would pull logos from a CDN)."""
+"""Our own index page at ``/``: plain HTML (no Bokeh session), with per-lesson progress.
+
+Progress ("answered / learned") is read in the student's browser from localStorage by
+``/assets/lesson.js``; the server only says how many questions each lesson has.
+"""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
-import panel as pn
-
-from app import layout
-from app.i18n import request_language, t
-
-INDEX_CSS = """
-.dp-index { font-size: 1.15em; line-height: 1.5; max-width: 60em; }
-.dp-index h1 { font-size: 1.8em; margin: .2em 0 .4em 0; }
-.dp-tiles { display: flex; flex-wrap: wrap; gap: 1.2em; margin: 1em 0; }
-.dp-tile { flex: 1 1 20em; border: 2px solid #0b4f6c; border-radius: 10px; padding: 1em 1.2em;
-           color: inherit; text-decoration: none; display: block; }
-.dp-tile:hover, .dp-tile:focus-visible { background: #0b4f6c14; outline: 3px solid #d55e00; }
-.dp-tile strong { font-size: 1.25em; display: block; margin-bottom: .3em; color: #0b4f6c; }
-"""
+from app.html_shell import document, options
+from app.i18n import t
+from app.layout import kept_query
 
 
-def index_html(lang: str) -> str:
-    def tile(href: str, title_key: str, desc_key: str) -> str:
-        return (f'<a class="dp-tile" href="{href}?lang={lang}"><strong>'
-                f"{html.escape(t(title_key, lang))}</strong>{html.escape(t(desc_key, lang))}</a>")
+def _quiz_ids(lesson: str, lang: str) -> list[str]:
+    try:
+        import lessons
+
+        return [q.id for q in lessons.load(lesson, lang).quiz]
+    except (FileNotFoundError, KeyError, ValueError):  # a lesson not written yet
+        return []
+
+
+def index_html(lang: str, kept: Mapping[str, str]) -> str:
+    q = kept_query(lang, kept)
+
+    def tile(href: str, title_key: str, desc_key: str, lesson: str | None = None) -> str:
+        progress = ""
+        if lesson is not None:
+            ids = _quiz_ids(lesson, lang)
+            template = t("common.index.progress", lang)
+            first = t("common.index.progress", lang, answered=0, learned=0, total=len(ids))
+            progress = (
+                f'<span class="dp-learned-count" data-lesson="{lesson}" '
+                f'data-ids="{html.escape(" ".join(ids))}" data-total="{len(ids)}" '
+                f'data-template="{html.escape(template)}" aria-live="polite">'
+                f"{html.escape(first)}</span>")
+        return (f'<a class="dp-tile" href="{html.escape(href)}"><strong>'
+                f"{html.escape(t(title_key, lang))}</strong>"
+                f"<span>{html.escape(t(desc_key, lang))}</span>{progress}</a>")
 
     return f"""
     <div class="dp-index">
       <h1>{html.escape(t("common.index.title", lang))}</h1>
       <p>{html.escape(t("common.index.lead", lang))}</p>
+      <h2>{html.escape(t("common.index.course", lang))}</h2>
       <div class="dp-tiles">
-        {tile("/lab", "common.nav.lab", "common.index.lab_desc")}
-        {tile("/cdf", "common.nav.cdf", "common.index.cdf_desc")}
+        {tile("/lesson" + q, "common.index.lesson_gaussian",
+              "common.index.lesson_gaussian_desc", "gaussian")}
+        {tile("/lesson" + q + "&topic=cdf", "common.index.lesson_cdf",
+              "common.index.lesson_cdf_desc", "cdf")}
       </div>
-      <p>{html.escape(t("common.index.options", lang))}</p>
+      <h2>{html.escape(t("common.index.tools", lang))}</h2>
+      <div class="dp-tiles">
+        {tile("/lab" + q, "common.nav.lab", "common.index.lab_desc")}
+        {tile("/lab" + q + "&tour=1", "common.index.tour", "common.index.tour_desc")}
+        {tile("/cdf" + q, "common.nav.cdf", "common.index.cdf_desc")}
+      </div>
+      <p class="dp-muted">{html.escape(t("common.index.privacy", lang))}</p>
+      <p class="dp-muted">{html.escape(t("common.index.options", lang))}</p>
     </div>"""
 
 
-def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
-    lang = lang or request_language()
-    body = pn.pane.HTML(index_html(lang), stylesheets=[INDEX_CSS], sizing_mode="stretch_width")
-    return layout.page(lang=lang, title=t("common.nav.home", lang), path="/", main=[body])
+def render(args: Mapping[str, str], accept_language: str | None) -> tuple[int, str]:
+    lang, kept, notices = options(args, accept_language)
+    return 200, document(lang=lang, kept=kept, notices=notices, path="/",
+                         title=t("common.nav.home", lang), body=index_html(lang, kept),
+                         scripts=["/assets/lesson.js"])

@@ -22,12 +22,6 @@ def _lab() -> Any:
     return create_page()
 
 
-def _index() -> Any:
-    from app.index_page import create_page
-
-    return create_page()
-
-
 def _cdf() -> Any:
     from app.cdf_page import create_page  # written by the CDF issue
 
@@ -35,8 +29,8 @@ def _cdf() -> Any:
 
 
 def routes() -> dict[str, Callable[[], Any]]:
-    """URL path -> page factory. /cdf only when app.cdf_page exists (another issue)."""
-    r: dict[str, Callable[[], Any]] = {"/": _index, "/lab": _lab}
+    """URL path -> Panel page factory (``/`` and ``/lesson`` are plain HTML: app.plain_pages)."""
+    r: dict[str, Callable[[], Any]] = {"/lab": _lab}
     if importlib.util.find_spec("app.cdf_page") is not None:
         r["/cdf"] = _cdf
     return r
@@ -49,6 +43,8 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     if os.environ.get("BOKEH_RESOURCES", "server") != "server":
         os.environ["BOKEH_RESOURCES"] = "server"
     import panel as pn
+
+    from app import plain_pages
 
     pn.extension(design="fast", notifications=False)
     origins = list(allow_websocket_origin or [])
@@ -65,6 +61,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         show=show,
         title="dplab",
         static_dirs={"assets": str(ASSETS_DIR)},
+        extra_patterns=plain_pages.routes(),
         admin=False,
         verbose=True,
     )
