@@ -32,6 +32,7 @@ from app.lab_compute import (
     simulation,
 )
 from app.lab_state import EPS_MAX, PRESETS, LabState, fmt_input
+from app.tour import CONCEALED_HTML
 from dpcore import certify as dp_certify
 from dpcore import queries
 
@@ -363,6 +364,7 @@ class LabPage(param.Parameterized):
                  **params: Any) -> None:
         super().__init__(state=state or LabState(), lang=lang, **params)
         self._large = large
+        self.tour: Any = None  # a TourState when the guided tour is attached
         self._syncing = False
         self._pending_plots: set[str] = set()
         self._plots_scheduled = False
@@ -690,8 +692,13 @@ class LabPage(param.Parameterized):
     def refresh_card(self, names: set[str] | None = None) -> None:
         """The certification card and the controls: cheap, sent to the browser first."""
         s = self.state
-        cert = dp_certify.certify(s.query, s.n, s.B, s.sigma, s.eps, s.delta)
-        self.card.object = card_html(s, cert, self.lang)
+        if self.tour is not None and self.tour.concealed:
+            self.card.object = CONCEALED_HTML.format(
+                title=html.escape(self._tr("tour.concealed_title")),
+                text=html.escape(self._tr("tour.concealed")))
+        else:
+            cert = dp_certify.certify(s.query, s.n, s.B, s.sigma, s.eps, s.delta)
+            self.card.object = card_html(s, cert, self.lang)
         self._sync_widgets()
         self._show_errors()
         self._show_notices()
@@ -776,6 +783,15 @@ class LabPage(param.Parameterized):
         self.fig_sim.xaxis.axis_label = self.fig_dens.xaxis.axis_label
         self.fig_sim.yaxis.axis_label = self.fig_dens.yaxis.axis_label
 
+    def on_key(self, key: str, tour_panel: Any) -> None:
+        """Keyboard shortcuts (KeyBridge): digits load a preset, arrows move the tour."""
+        if key.isdigit() and 1 <= int(key) <= len(PRESETS):
+            if self.tour is not None and self.tour.step:
+                self.tour.go(0)
+            self._safe(self.state.load_preset, PRESETS[int(key) - 1].key)
+        elif tour_panel is not None:
+            tour_panel.on_key(key)
+
     # ---- layout ---------------------------------------------------------------------------
     def _label(self, key: str, **fmt: Any) -> str:
         return f'<label class="dp-label">{html.escape(self._tr(key, **fmt))}</label>'
@@ -850,7 +866,58 @@ def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
     """The lab page for the current session (language from ?lang or Accept-Language)."""
     lang = lang or request_language()
     state = LabState()
-    state.apply_url(_url_args())
+    args = _url_args()
+    state.apply_url(args)
     lab = LabPage(state=state, lang=lang, large=layout.is_large())
-    return layout.page(lang=lang, title=t("lab.title", lang), path="/lab", main=lab.main(),
-                       sidebar=lab.sidebar(), sidebar_width=480 if layout.is_large() else 380)
+    extra = attach_tour(lab, args.get("tour"))
+    return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
+                       main=[*extra, *lab.main()], sidebar=lab.sidebar(),
+                       sidebar_width=480 if layout.is_large() else 380)
+
+
+def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
+    """The guided tour (step panel, opener, keyboard bridge) wired to ``lab``.
+
+    ``tour_arg``: the ``tour`` URL value (a step number); a bad value opens nothing and adds
+    the lab's usual notice. Returns the objects to put above the lab's main area.
+    """
+    from app import tour as tour_mod
+
+    try:
+        steps = lessons_tour(lab.lang)
+    except (OSError, KeyError, ValueError):
+        log.warning("lab: the guided tour could not be loaded", exc_info=True)
+        steps = ()
+    bridge = tour_mod.KeyBridge(help_html=tour_mod.help_html(lab.lang),
+                                close_label=t("tour.help.close", lab.lang),
+                                height=0, width=0, margin=0)
+    if not steps:
+        bridge.param.watch(lambda e: lab.on_key(e.new.split("#", 1)[0], None), "event")
+        return [bridge]
+    ts = tour_mod.TourState(steps, lab.state)
+    panel = tour_mod.TourPanel(ts, lab.lang)
+    lab.tour = ts
+
+    def changed(*_: Any) -> None:
+        lab.refresh_card()
+        if pn.state.curdoc is not None and pn.state.location is not None:
+            pn.state.location.update_query(tour=str(ts.step) if ts.step else "")
+
+    ts.param.watch(changed, ["step", "revealed"])
+    bridge.param.watch(lambda e: lab.on_key(e.new.split("#", 1)[0], panel), "event")
+    if tour_arg:
+        try:
+            k = int(tour_arg)
+            if not 0 <= k <= ts.total:
+                raise ValueError(k)
+            ts.go(k)
+        except ValueError:
+            lab.state.notices = [*lab.state.notices,
+                                 ("lab.url.bad", {"name": "tour", "value": tour_arg[:40]})]
+    return [bridge, panel.opener, panel.panel]
+
+
+def lessons_tour(lang: str) -> tuple[Any, ...]:
+    import lessons
+
+    return lessons.tour(lang)
