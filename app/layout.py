@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import panel as pn
+import param
 from panel.theme.fast import Fast
 
 from app.i18n import LANGUAGES, t
@@ -134,6 +135,21 @@ def header(lang: str, path: str) -> pn.pane.HTML:
     return pn.pane.HTML(body, margin=(0, 10), sizing_mode="stretch_width")
 
 
+class HtmlLang(pn.custom.JSComponent):
+    """Sets ``<html lang>`` to the page language (Panel's base template hard-codes "en"),
+    so screen readers pronounce Korean pages as Korean."""
+
+    lang = param.String(default="ko", doc="BCP 47 language of the page.")
+
+    _esm = """
+    export function render({ model }) {
+      document.documentElement.lang = model.lang;
+      model.on("lang", () => { document.documentElement.lang = model.lang; });
+      return document.createElement("span");
+    }
+    """
+
+
 def large_type(fig: Any, large: bool | None = None) -> Any:
     """Bokeh text sizes for the projector (Bokeh canvases do not follow the page's CSS)."""
     big = is_large() if large is None else large
@@ -162,7 +178,7 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         site_url=f"/?lang={lang}",
         main=[main_root],
         sidebar=side_root,
-        header=[header(lang, path)],
+        header=[header(lang, path), HtmlLang(lang=lang, width=0, height=0, margin=0)],
         accent=ACCENT,
         font=FONT_STACK,
         sidebar_width=sidebar_width,
