@@ -1,0 +1,229 @@
+"""Values of the CDF lesson, computed by dpcore when the page is built.
+
+Every number a student reads in ``cdf.*.toml`` comes from here (``{{name}}`` placeholders there;
+``*_tex`` variants go inside ``$...$``).  Seeded and deterministic; a few milliseconds of work.
+
+The worked examples reproduce what /cdf shows for the same URL: the synthetic sample is drawn with
+``default_rng([data_seed, 11])`` (data seed 1) and the noise with ``default_rng([seed, 12])``, as
+``app.cdf_page.CDFState`` does.  A real release draws secret noise; the seed is for teaching.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcore import gaussian
+from dpcore.cdf import auto_plan, estimate, legendre, pp
+from dpcore.cdf.datasets import load_real, population_cdf, sample
+from dpcore.cdf.hist import auto_bins
+from dpcore.cdf.isotonic import isotonic
+from dpcore.cdf.metrics import Distances, distances, ecdf
+from dpcore.cdf.quantiles import levels
+from lessons._fmt import sci, sci_tex, sig, tex
+
+DATA_SEED = 1
+NOISE_SEED = 1
+EPS = 1.0
+DELTA = 1e-6
+N = 10_000
+DEGREES = (2, 5, 10, 20, 40, 64)
+
+
+def _data_rng(seed: int = DATA_SEED) -> np.random.Generator:
+    return np.random.default_rng([seed, 11])
+
+
+def _noise_rng(seed: int = NOISE_SEED) -> np.random.Generator:
+    return np.random.default_rng([seed, 12])
+
+
+def _g4(x: float) -> str:
+    """Four significant digits, as the /cdf page prints its error figures."""
+    return sig(x, 4)
+
+
+def _both(v: dict[str, str], name: str, x: float, digits: int = 4) -> None:
+    """``name`` (plain) and ``name_tex`` (for $...$), scientific below 1e-3."""
+    if abs(x) < 1e-3:
+        v[name] = sci(x, digits)
+        v[name + "_tex"] = sci_tex(x, digits)
+    else:
+        v[name] = sig(x, digits)
+        v[name + "_tex"] = tex(sig(x, digits))
+
+
+def _metrics(v: dict[str, str], prefix: str, d: Distances) -> None:
+    v[prefix + "_ks"] = _g4(d.ks)
+    v[prefix + "_w1"] = _g4(d.w1)
+    v[prefix + "_energy"] = _g4(d.energy)
+
+
+def _integral_sq_ecdf(x: np.ndarray) -> float:
+    """int_0^1 F_n(t)^2 dt exactly: F_n = i/n on [x_(i), x_(i+1)), x_(n+1) = 1."""
+    s = np.sort(x)
+    n = s.size
+    widths = np.diff(np.append(s, 1.0))
+    return float(np.sum((np.arange(1, n + 1) / n) ** 2 * widths))
+
+
+def _ks_ecdf(x: np.ndarray, cdf: object) -> float:
+    """Exact sup |F_n - F| for a continuous F (checked at each jump and its left limit)."""
+    s = np.sort(x)
+    n = s.size
+    f = np.asarray(cdf(s), dtype=np.float64)  # type: ignore[operator]
+    i = np.arange(1, n + 1)
+    return float(max(np.max(i / n - f), np.max(f - (i - 1) / n)))
+
+
+def values() -> dict[str, str]:
+    v: dict[str, str] = {}
+
+    # ---- the reference release: bimodal, n = 10000, eps = 1, delta = 1e-6, seeds 1 ----------
+    sens = pp.l2_sensitivity(N)
+    sigma = gaussian.calibrate_sigma(EPS, DELTA, sens)
+    sigma_unit = gaussian.calibrate_sigma(EPS, DELTA, 1.0)
+    v["n_sens"] = sig(sens)
+    v["n_sens_tex"] = sci_tex(sens, 4)
+    _both(v, "sigma", sigma)
+    v["sigma_unit"] = sig(sigma_unit, 4)
+    _both(v, "sigma_split", sigma / math.sqrt(2.0))
+    _both(v, "sigma_sq", sigma * sigma)
+
+    x = sample("bimodal", N, _data_rng())
+    ref = population_cdf("bimodal")
+    # exact coefficients (NOT private): truncation error sum_{k > K} c_k^2 = int F_n^2 - sum c_k^2
+    c = legendre.coefficients(x, 64)
+    total_sq = _integral_sq_ecdf(x)
+    head = np.cumsum(c**2)
+    trunc = np.maximum(total_sq - head, 0.0)
+    noise = (np.arange(65) + 1.0) * sigma * sigma
+    risk = trunc + noise
+    k_opt = int(np.argmin(risk))
+    for k in DEGREES:
+        _both(v, f"trunc_{k}", float(trunc[k]), 3)
+        _both(v, f"noisevar_{k}", float(noise[k]), 3)
+        _both(v, f"risk_{k}", float(risk[k]), 3)
+        v[f"rms_{k}"] = sig(math.sqrt(float(risk[k])), 3)
+    v["k_opt"] = str(k_opt)
+    _both(v, "risk_opt", float(risk[k_opt]), 3)
+    v["rms_opt"] = sig(math.sqrt(float(risk[k_opt])), 3)
+    v["best_of_three"] = str(min((10, 20, 40), key=lambda k: float(risk[k])))
+    v["ecdf_ks"] = _g4(_ks_ecdf(x, ref))
+
+    est_pp = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="pp",
+                      rng=_noise_rng(), degree="auto")
+    v["pp_auto_degree"] = str(est_pp.degree)
+    v["pp_released"] = str(est_pp.release.values.size)
+    v["pp_kmax"] = str(est_pp.release.values.size - 1)
+    _metrics(v, "pp_auto", distances(est_pp, ref, 0.0, 1.0))
+    for k in DEGREES:
+        _metrics(v, f"pp_k{k}", distances(est_pp.with_degree(k), ref, 0.0, 1.0))
+
+    est_auto = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="auto",
+                        rng=_noise_rng())
+    plan = auto_plan(N, EPS, DELTA)
+    v["auto_degree"] = str(est_auto.degree)
+    v["auto_noise"] = plan.noise
+    v["auto_kmax"] = str(plan.k_max)
+    _metrics(v, "auto", distances(est_auto, ref, 0.0, 1.0))
+
+    # histogram baseline: 32 bins, Laplace(2 / (n eps)) per bin; the middle edge sums 16 bins
+    est_hq = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="hq", rng=_noise_rng())
+    bins = int(est_hq.info["bins"])
+    b = float(est_hq.release.noise_scale)
+    v["hq_bins"] = str(bins)
+    v["hq_half"] = str(bins // 2)
+    v["hq_l1"] = sig(float(est_hq.release.sensitivity))
+    _both(v, "hq_scale", b)
+    _both(v, "hq_mid_sd", math.sqrt(bins // 2 * 2.0 * b * b), 3)
+    _both(v, "hq_mid_sd_64", math.sqrt(32 * 2.0 * (2.0 / (N * EPS)) ** 2), 3)
+    _metrics(v, "hq", distances(est_hq, ref, 0.0, 1.0))
+
+    # adaptive quantiles: 31 quantiles, L levels, eps / (2 L) per call
+    est_aq = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="aq", rng=_noise_rng())
+    m_q = int(est_aq.info["quantiles"])
+    lv = levels(m_q)
+    v["aq_quantiles"] = str(m_q)
+    v["aq_levels"] = str(lv)
+    v["aq_eps_call"] = sig(EPS / (2 * lv), 4)
+    _metrics(v, "aq", distances(est_aq, ref, 0.0, 1.0))
+
+    # ---- Bessel's inequality on one pair of records -------------------------------------------
+    g = legendre.g_matrix(np.array([0.3, 0.7, 0.0, 1.0]), 64)
+    v["bessel_10"] = sig(float(np.linalg.norm(g[0, :11] - g[1, :11])), 4)
+    v["bessel_64"] = sig(float(np.linalg.norm(g[0] - g[1])), 4)
+    v["bessel_bound"] = sig(math.sqrt(0.4), 4)
+    v["bessel_ends"] = sig(float(np.linalg.norm(g[2] - g[3])), 4)
+    v["bessel_ends_c1"] = sig(float(np.max(np.abs(g[2, 1:] - g[3, 1:]))), 4)
+
+    # ---- smaller n: sigma and the automatic switch to a histogram ----------------------------
+    n_small = 1000
+    sigma_small = gaussian.calibrate_sigma(EPS, DELTA, 1.0 / n_small)
+    _both(v, "small_sigma", sigma_small)
+    v["small_sens"] = sig(1.0 / n_small)
+    v["small_neps"] = sig(n_small * EPS)
+    plan_small = auto_plan(n_small, EPS, DELTA)
+    v["small_auto_method"] = plan_small.method
+    v["small_auto_bins"] = str(plan_small.k_max)
+    v["small_ratio"] = sig(sigma_small / sigma, 3)
+    v["hist_threshold"] = sig(1500.0)
+    v["bins_eps01"] = str(auto_bins(N, 0.1))
+
+    # ---- streaming: 5 batches of 2000, and 4 sites of 2500 ------------------------------------
+    batches, per = 5, N // 5
+    sigma_batch = gaussian.calibrate_sigma(EPS, DELTA, 1.0 / per)
+    merged_sd = math.sqrt(batches * (per / N) ** 2 * sigma_batch**2)
+    v["st_batches"] = str(batches)
+    v["st_per"] = str(per)
+    _both(v, "st_sigma_batch", sigma_batch)
+    _both(v, "st_merged_sd", merged_sd)
+    v["st_ratio"] = sig(merged_sd / sigma, 4)
+    v["st_aq_total"] = sig(batches * EPS)
+    v["st_aq_per_run"] = sig(EPS / batches)
+    v["st_aq_per_call"] = sig(EPS / batches / (2 * lv), 4)
+    sites, per_site = 4, N // 4
+    sigma_site = gaussian.calibrate_sigma(EPS, DELTA, 1.0 / per_site)
+    site_sd = math.sqrt(sites * (per_site / N) ** 2 * sigma_site**2)
+    v["ms_sites"] = str(sites)
+    v["ms_per"] = str(per_site)
+    _both(v, "ms_sigma_site", sigma_site)
+    _both(v, "ms_merged_sd", site_sd)
+    v["ms_ratio"] = sig(site_sd / sigma, 4)
+
+    # ---- isotonic repair on five grid values (made-up raw values and truth) ------------------
+    raw = np.array([0.10, 0.32, 0.26, 0.55, 1.04])
+    truth = np.array([0.12, 0.27, 0.31, 0.52, 1.00])
+    iso = isotonic(raw)
+    fixed_vals = np.clip(iso, 0.0, 1.0)
+    v["iso_pool"] = sig(float(iso[1]), 3)
+    v["iso_err_raw"] = sig(float(np.sum((raw - truth) ** 2)), 3)
+    v["iso_err_iso"] = sig(float(np.sum((iso - truth) ** 2)), 3)
+    v["iso_err_fixed"] = sig(float(np.sum((fixed_vals - truth) ** 2)), 3)
+
+    # ---- real data: ANES 1996 ages, n = 944, bounds [18, 100] years ---------------------------
+    real = load_real("anes96_age")
+    xr = np.asarray(real.values)
+    lo, hi = real.bounds
+    ref_r = ecdf(np.clip(xr, lo, hi))
+    v["anes_n"] = str(xr.size)
+    v["anes_lo"] = sig(lo)
+    v["anes_hi"] = sig(hi)
+    v["anes_neps"] = sig(xr.size * EPS)
+    est_r = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="auto", rng=_noise_rng())
+    v["anes_auto_bins"] = str(est_r.info.get("bins", ""))
+    _metrics(v, "anes_auto", distances(est_r, ref_r, lo, hi))
+    est_rp = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="pp", rng=_noise_rng(),
+                      degree="auto")
+    v["anes_pp_degree"] = str(est_rp.degree)
+    _metrics(v, "anes_pp", distances(est_rp, ref_r, lo, hi))
+    v["anes_clipped"] = str(est_r.release.n_clipped)
+    _both(v, "anes_sigma", gaussian.calibrate_sigma(EPS, DELTA, 1.0 / xr.size))
+
+    # quiz: n = 1000, eps = 0.5 falls below the histogram threshold
+    plan_q = auto_plan(1000, 0.5, DELTA)
+    v["q_neps"] = sig(1000 * 0.5)
+    v["q_method"] = plan_q.method
+    v["q_bins"] = str(plan_q.k_max)
+    return v
