@@ -46,3 +46,26 @@ def sci_tex(x: float, digits: int = 8) -> str:
 def tex(s: str) -> str:
     """A plain value for use inside ``$...$`` (Unicode minus -> ASCII)."""
     return s.replace("−", "-")
+
+
+def rounded(x: float, digits: int = 2) -> str:
+    """``x`` rounded to ``digits`` significant digits, written out with thousands separators.
+
+    For "about 43,000 times": ``rounded(43407.98) == "43,000"`` (never scientific notation).
+    """
+    if x == 0:
+        return "0"
+    e = math.floor(math.log10(abs(x)))
+    r = round(x, digits - 1 - e)
+    decimals = max(0, digits - 1 - e)
+    return f"{r:,.{decimals}f}".replace("-", "−")
+
+
+def sci_exact(x: float, digits: int = 2) -> str:
+    """Like :func:`sci`, also for subnormal doubles (no ``10.0**e`` underflow)."""
+    from decimal import Decimal
+
+    if x == 0:
+        return "0"
+    mant, exp = f"{Decimal(x):.{digits - 1}E}".split("E")
+    return mant.replace("-", "−") + " × 10" + str(int(exp)).translate(_SUP)

@@ -2,19 +2,35 @@
 
 Every number a student reads in ``gaussian.*.toml`` / ``tour.*.toml`` comes from here (names are
 ``{{name}}`` placeholders there). ``*_tex`` variants go inside ``$...$``.
+
+The identities the text states in words (four releases at sigma = 2 are one at sigma = 1, the
+mean at sigma = 1 is the sum at sigma = 4, ...) are checked here with ``_same``, so a page that
+says them cannot be built if dpcore disagrees.
 """
 
 from __future__ import annotations
 
 import math
 
-from dpcore import gaussian, queries
-from lessons._fmt import fixed, sci, sci_tex, sig, tex
+from dpcore import accounting, certify, gaussian, queries
+from lessons._fmt import fixed, rounded, sci, sci_exact, sci_tex, sig, tex
+
+LN10 = math.log(10)
+
+
+def _same(x: float, y: float, what: str) -> None:
+    if not math.isclose(x, y, rel_tol=1e-12, abs_tol=0.0):
+        raise ArithmeticError(f"lesson identity fails ({what}): {x!r} != {y!r}")
+
+
+def _with_tex(v: dict[str, str], name: str, text: str) -> None:
+    v[name] = text
+    v[name + "_tex"] = tex(text)
 
 
 def values() -> dict[str, str]:
     v: dict[str, str] = {}
-    ln10 = math.log(10)
+    ln10 = LN10
 
     # Example 1: sum, n = 4, B = 1 (Δ = 1), σ = 1, ε = 1.
     d_sum = queries.sensitivity("sum", 4, 1.0)
@@ -25,6 +41,17 @@ def values() -> dict[str, str]:
     v["sum_a"] = fixed(d_sum / 2 - 1.0 / d_sum, 1)
     v["sum_c"] = fixed(-d_sum / 2 - 1.0 / d_sum, 1)
     v["sum_mse"] = sig(gaussian.noise_errors(1.0).mse)
+    v["sum_delta_tex"] = tex(v["sum_delta"])
+    for k in ("sum_t", "sum_a", "sum_c"):
+        v[k + "_tex"] = tex(v[k])
+    we_sum = gaussian.worst_event(1.0, d_sum, 1.0)
+    _with_tex(v, "sum_p0", sig(we_sum.p0, 8))
+    _with_tex(v, "sum_p1", sig(we_sum.p1_scaled, 8))
+    v["sum_log10"] = fixed(we_sum.log_delta / ln10, 4)
+    v["sum_delta10"] = sig(delta_sum, 10)  # as the card prints it (10 significant digits)
+    cert_sum = certify.certify("sum", 4, 1.0, 1.0, 1.0, 0.13)
+    if not (cert_sum.passes and not certify.certify("sum", 4, 1.0, 1.0, 1.0, 0.126).passes):
+        raise ArithmeticError("the sum example must pass at 0.13 and fail at 0.126")
 
     # Example 2: mean, n = 4, B = 1 (Δ = 0.25), σ = 1, ε = 1.
     d_mean = queries.sensitivity("mean", 4, 1.0)
@@ -36,6 +63,30 @@ def values() -> dict[str, str]:
     v["mean_delta"] = sci(delta_mean, 8)
     v["mean_delta_tex"] = sci_tex(delta_mean, 8)
     v["mean_log10"] = fixed(float(gaussian.log_delta(1.0, d_mean, 1.0)) / ln10, 4)
+    v["mean_a_tex"] = tex(v["mean_a"])
+    v["mean_c_tex"] = tex(v["mean_c"])
+    we_mean = gaussian.worst_event(1.0, d_mean, 1.0)
+    v["mean_p0"] = sci(we_mean.p0, 8)
+    v["mean_p0_tex"] = sci_tex(we_mean.p0, 8)
+    v["mean_p1"] = sci(we_mean.p1_scaled, 8)
+    v["mean_p1_tex"] = sci_tex(we_mean.p1_scaled, 8)
+    v["mean_p_ratio_pct"] = fixed(100 * we_mean.p1_scaled / we_mean.p0, 1)
+    v["mean_t"] = fixed(gaussian.boundary(1.0, d_mean, 1.0), 3)
+    v["sum_over_mean"] = rounded(delta_sum / delta_mean, 2)
+    # The mean at σ = 1 has the profile of the sum at σ = n σ = 4 (same Δ/σ).
+    _same(delta_mean, float(gaussian.delta(1.0, d_sum, 4.0)), "mean σ=1 is sum σ=4")
+    v["mean_as_sum_sigma"] = sig(4 * 1.0 / 1.0)
+
+    # Doubling n for the mean: n = 8, Δ = 0.125, σ = 1, ε = 1.
+    d_mean8 = queries.sensitivity("mean", 8, 1.0)
+    ld8 = float(gaussian.log_delta(1.0, d_mean8, 1.0))
+    v["mean8_sens"] = sig(d_mean8)
+    _with_tex(v, "mean8_a", fixed(d_mean8 / 2 - 1.0 / d_mean8, 4))
+    v["mean8_delta"] = sci(math.exp(ld8), 8)
+    v["mean8_delta_tex"] = sci_tex(math.exp(ld8), 8)
+    v["mean8_log10"] = fixed(ld8 / ln10, 4)
+    v["mean8_factor"] = sci(delta_mean / math.exp(ld8), 2)
+    _same(float(gaussian.delta(1.0, d_mean8, 0.5)), delta_mean, "n=8, σ=0.5 is n=4, σ=1")
 
     # Example 3: mean, n = 32, B = 1 (Δ = 1/32), σ = 10, ε = 10: the double underflows.
     d_uf = queries.sensitivity("mean", 32, 1.0)
@@ -45,16 +96,95 @@ def values() -> dict[str, str]:
     v["uf_log10"] = fixed(log_uf / ln10, 4)
     v["uf_log10_tex"] = tex(v["uf_log10"])
     v["uf_t"] = sig(gaussian.boundary(10.0, d_uf, 10.0), 8)
+    h_uf = d_uf / 10.0
+    _with_tex(v, "uf_h", sig(h_uf, 8))
+    _with_tex(v, "uf_a", sig(h_uf / 2 - 10.0 / h_uf, 8))
+    _with_tex(v, "uf_ln", fixed(log_uf, 1))
+    v["uf_t_tex"] = tex(v["uf_t"])
+    we_uf = gaussian.worst_event(10.0, d_uf, 10.0)
+    _with_tex(v, "uf_p0_log10", fixed(we_uf.log_p0 / ln10, 4))
+    _with_tex(v, "uf_gap_log10", fixed((we_uf.log_delta - we_uf.log_p0) / ln10, 2))
+    cert_uf = certify.certify("mean", 32, 1.0, 10.0, 10.0, 0.0)
+    if not (cert_uf.underflow and cert_uf.mathematically_positive and not cert_uf.passes):
+        raise ArithmeticError("the underflow example must underflow, be positive and fail δ = 0")
+    tiny = math.ulp(0.0)
+    v["min_double"] = sci_exact(tiny, 2)
+    v["min_double_log10"] = fixed(math.log10(tiny), 1)
 
     # ε = 0, Δ = 1, σ = 1: δ = 2Φ(1/2) − 1.
     v["eps0_delta"] = sig(float(gaussian.delta(0.0, 1.0, 1.0)), 10)
+    v["eps0_delta_tex"] = tex(v["eps0_delta"])
+    v["eps0_delta_short"] = sig(float(gaussian.delta(0.0, 1.0, 1.0)), 3)
 
     # Error figures of σ = 1 noise and the 95 % band.
     errs = gaussian.noise_errors(1.0)
     v["mae_coef"] = sig(errs.mae, 8)
+    v["mae_coef_tex"] = tex(v["mae_coef"])
     v["z95"] = sig(errs.half_width_95, 6)
+    errs2 = gaussian.noise_errors(2.0)
+    v["mae_sigma2"] = sig(errs2.mae, 8)
+    v["mse_sigma2"] = sig(errs2.mse)
+    v["hw_sigma2"] = sig(errs2.half_width_95, 6)
 
-    # Classic vs exact σ at ε = 1, δ = 1e-5, Δ = 1.
+    # Classic vs exact σ at ε = 1, δ = 1e-5, Δ = 1 (ε = 1 lies outside the classic proof).
     v["classic_sigma"] = sig(gaussian.classic_sigma(1.0, 1e-5, 1.0).sigma, 5)
     v["exact_sigma"] = sig(gaussian.calibrate_sigma(1.0, 1e-5, 1.0), 5)
+    ex1 = gaussian.calibrate_sigma(1.0, 1e-5, 1.0)
+    v["exact_sigma_long"] = sig(ex1, 8)
+    v["exact_sigma_mean"] = sig(gaussian.calibrate_sigma(1.0, 1e-5, d_mean), 5)
+    _same(gaussian.calibrate_sigma(1.0, 1e-5, d_mean), ex1 * d_mean, "σ scales with Δ")
+    v["exact_h"] = sig(1.0 / ex1, 5)
+    v["exact_h_tex"] = tex(v["exact_h"])
+    # The same at ε = 0.5, inside the classic proof (0 < ε < 1).
+    cl05 = gaussian.classic_sigma(0.5, 1e-5, 1.0)
+    ex05 = gaussian.calibrate_sigma(0.5, 1e-5, 1.0)
+    if not cl05.proven or gaussian.classic_sigma(1.0, 1e-5, 1.0).proven:
+        raise ArithmeticError("the classic bound must be proven at ε = 0.5 and not at ε = 1")
+    v["classic_sigma_05"] = sig(cl05.sigma, 5)
+    v["exact_sigma_05"] = sig(ex05, 5)
+    v["classic_ratio_05"] = rounded(cl05.sigma / ex05, 3)
+    v["classic_extra_pct"] = fixed(100 * (cl05.sigma / ex05 - 1), 0)
+    # Outside the proof the classic formula can be too small: ε = 10, δ = 1e-5, Δ = 1.
+    cl10 = gaussian.classic_sigma(10.0, 1e-5, 1.0).sigma
+    ex10 = gaussian.calibrate_sigma(10.0, 1e-5, 1.0)
+    if not cl10 < ex10:
+        raise ArithmeticError("the classic σ must fall short of the exact σ at ε = 10")
+    v["classic_sigma_10"] = sig(cl10, 4)
+    v["exact_sigma_10"] = sig(ex10, 4)
+    v["classic_delta_10"] = sci(float(gaussian.delta(10.0, 1.0, cl10)), 2)
+    v["classic_ln_term"] = sig(math.sqrt(2 * math.log(1.25 / 1e-5)), 5)
+    v["classic_ln_term_tex"] = tex(v["classic_ln_term"])
+    # Reading the curve: the smallest ε at which the sum (σ = 1) passes a claim of 1e-3 / 1e-5.
+    v["eps_for_1e3"] = sig(gaussian.epsilon(1e-3, 1.0, 1.0), 4)
+    v["eps_for_1e5"] = sig(gaussian.epsilon(1e-5, 1.0, 1.0), 4)
+    v["delta_sum_eps5"] = sci(float(gaussian.delta(5.0, 1.0, 1.0)), 3)
+    v["delta_sum_eps2"] = sig(float(gaussian.delta(2.0, 1.0, 1.0)), 4)
+
+    # Count (Δ = 1 whatever n and B) and constant (Δ = 0).
+    d_count = queries.sensitivity("count", 1000, 50.0)
+    _same(float(gaussian.delta(1.0, d_count, 1.0)), delta_sum, "count Δ = 1 like the sum")
+    v["count_sens"] = sig(d_count)
+    cert_const = certify.certify("const", 4, 1.0, 1.0, 1.0, 0.0)
+    if not (cert_const.passes and cert_const.pure_dp_possible and cert_const.required_delta == 0):
+        raise ArithmeticError("the constant query must pass δ = 0 exactly")
+
+    # Composition (Gaussian DP): four sum releases at σ = 2 are exactly one at σ = 1.
+    mu_one = accounting.gaussian_mu(d_sum, 2.0)
+    mu4 = accounting.gdp_compose([mu_one] * 4)
+    v["gdp_mu_one"] = sig(mu_one)
+    v["gdp_mu4"] = sig(mu4)
+    _same(accounting.gdp_delta(1.0, mu4), delta_sum, "4 releases at σ=2 are one at σ=1")
+    mu_steps = accounting.gdp_compose([0.1] * 100)
+    v["gdp_mu_100"] = sig(mu_steps, 6)
+    v["gdp_delta_100"] = sig(accounting.gdp_delta(1.0, mu_steps), 8)
+    # Two releases at σ = 1: μ = √2.
+    mu2 = accounting.gdp_compose([1.0, 1.0])
+    v["gdp_mu2"] = sig(mu2, 8)
+    v["gdp_delta2"] = sig(accounting.gdp_delta(1.0, mu2), 8)
+
+    # Vectors: a record moves 3 coordinates by at most 1 each: L2 sensitivity √3.
+    l2 = math.sqrt(3.0)
+    v["vec_l2"] = sig(l2, 8)
+    v["vec_delta"] = sig(float(gaussian.delta(1.0, l2, 1.0)), 8)
+    v["vec_sigma"] = sig(gaussian.calibrate_sigma(1.0, 0.13, l2), 5)
     return v
