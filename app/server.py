@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,35 +38,58 @@ def routes() -> dict[str, Callable[[], Any]]:
 
 
 def serve(address: str = "127.0.0.1", port: int = 5006,
-          allow_websocket_origin: list[str] | None = None, show: bool = False) -> None:
-    """Start the server and block. ``allow_websocket_origin``: extra host[:port] entries."""
+          allow_websocket_origin: list[str] | None = None, show: bool = False, *,
+          prefix: str = "", max_sessions: int | None = None,
+          max_message_bytes: int | None = None, frame_ancestors: list[str] | None = None,
+          worker: str | None = None, behind_proxy: bool = False) -> None:
+    """Start the server and block. Never debug or autoreload (production and tests alike).
+
+    ``allow_websocket_origin``: the browser-facing host[:port] names (e.g. the balancer's); only
+    those, this address and the loopback names are accepted. ``prefix``: URL prefix behind a
+    reverse proxy (``/dplab``). ``max_sessions``: Bokeh sessions in this process before a page
+    request gets the "class is full" page (HTTP 503). ``max_message_bytes``: largest websocket
+    message accepted from a browser. ``frame_ancestors``: CSP sources that may frame the pages
+    (default ``'self'``; an LMS: ``https://lms.example.org``). ``worker``: name in the page-run
+    log lines. ``behind_proxy``: trust X-Forwarded-* (only when a balancer is in front).
+    See app/hardening.py.
+    """
     # Never CDN or inline resources: both make the browser fetch from the internet.
     if os.environ.get("BOKEH_RESOURCES", "server") != "server":
         os.environ["BOKEH_RESOURCES"] = "server"
     import panel as pn
 
-    from app import plain_pages
+    from app import hardening, plain_pages
 
     pn.extension(design="fast", notifications=False)
-    origins = list(allow_websocket_origin or [])
-    host = address if address not in ("0.0.0.0", "::", "") else "localhost"
-    for h in (f"{host}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"):
-        if h not in origins:
-            origins.append(h)
+    pn.config.autoreload = False
+    cap = hardening.DEFAULT_MAX_SESSIONS if max_sessions is None else max_sessions
+    msg_bytes = max_message_bytes or hardening.DEFAULT_MAX_MESSAGE_BYTES
+    name = worker or f"{socket.gethostname()}:{port}"
+    hardening.install_session_cap(cap)
+    pages = hardening.log_page_runs({**routes(), **hardening.test_routes()}, name)
     logging.getLogger("app").setLevel(logging.WARNING)
-    pn.serve(
-        routes(),
+    server = pn.serve(
+        pages,
         address=address,
         port=port,
-        websocket_origin=origins,
+        websocket_origin=hardening.websocket_origins(address, port, allow_websocket_origin),
         show=show,
+        start=False,
         title="dplab",
         static_dirs={"assets": str(ASSETS_DIR)},
-        extra_patterns=plain_pages.routes(),
+        extra_patterns=[*plain_pages.routes(),
+                        (r"/healthz", hardening.HealthHandler,
+                         {"worker": name, "max_sessions": cap})],
         admin=False,
         verbose=True,
+        prefix=prefix.strip("/"),
+        websocket_max_message_size=msg_bytes,
+        use_xheaders=behind_proxy,
     )
-
+    server._tornado.transforms.append(
+        hardening.header_transform(hardening.security_headers(frame_ancestors or ["'self'"])))
+    server.start()
+    server.io_loop.start()
 
 if __name__ == "__main__":  # python -m app.server [port]
     import sys
