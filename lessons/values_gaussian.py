@@ -182,9 +182,43 @@ def values() -> dict[str, str]:
     v["gdp_mu2"] = sig(mu2, 8)
     v["gdp_delta2"] = sig(accounting.gdp_delta(1.0, mu2), 8)
 
-    # Vectors: a record moves 3 coordinates by at most 1 each: L2 sensitivity √3.
-    l2 = math.sqrt(3.0)
+    # Vectors: a record moves 4 coordinates by at most 1 each: L2 sensitivity √4 = 2 (an
+    # integer, so the lab reproduces the 1-D problem as a sum with B = 2).
+    l2 = math.sqrt(4.0)
+    _same(float(gaussian.delta(1.0, l2, 1.0)),
+          float(gaussian.delta(1.0, queries.sensitivity("sum", 4, 2.0), 1.0)), "vector = sum B=2")
     v["vec_l2"] = sig(l2, 8)
     v["vec_delta"] = sig(float(gaussian.delta(1.0, l2, 1.0)), 8)
     v["vec_sigma"] = sig(gaussian.calibrate_sigma(1.0, 0.13, l2), 5)
+    _check_tour_answers()
     return v
+
+
+def _check_tour_answers() -> None:
+    """The verdicts the tour (tour.*.toml) and the exercises state, checked against dpcore."""
+    def passes(q: str, n: int, sigma: float, eps: float, claim: float) -> bool:
+        return certify.certify(q, n, 1.0, sigma, eps, claim).passes
+
+    expected = [
+        (("sum", 4, 1.0, 1.0, 0.13), True),      # sum-card
+        (("sum", 4, 1.0, 1.0, 0.126), False),    # sum-claim
+        (("sum", 4, 1.0, 0.0, 0.5), True),       # eps-zero
+        (("mean", 4, 1.0, 1.0, 0.13), True),     # mean
+        (("mean", 4, 1.0, 1.0, 0.0), False),     # mean-zero
+        (("mean", 32, 10.0, 10.0, 0.0), False),  # underflow
+        (("mean", 32, 10.0, 10.0, 1e-300), True),  # underflow: a positive claim passes
+        (("sum", 4, 1.0, 1.0, 1e-3), False),     # curve at ε = 1
+        (("sum", 4, 1.0, 4.0, 1e-3), True),      # curve: click near ε = 4
+        (("const", 4, 1.0, 1.0, 0.0), True),     # const
+        (("sum", 4, 8.0, 0.5, 1e-5), True),      # calibrate: σ = 8
+        (("sum", 4, 7.0, 0.5, 1e-5), False),     # calibrate: σ = 7
+        (("count", 1000, 1.0, 1.0, 0.13), True),  # exercise count-query (B = 50 below)
+    ]
+    for args, want in expected:
+        if passes(*args) != want:
+            raise ArithmeticError(f"tour/exercise verdict changed for {args}: expected {want}")
+    if not certify.certify("count", 1000, 50.0, 1.0, 1.0, 0.13).passes:
+        raise ArithmeticError("count with B = 50 must pass 0.13")
+    # The curve step's right option is "ε ≈ 3".
+    if not 2.5 <= gaussian.epsilon(1e-3, 1.0, 1.0) < 3.5:
+        raise ArithmeticError("the curve step's crossing is no longer near ε = 3")
