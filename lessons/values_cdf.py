@@ -29,6 +29,13 @@ EPS = 1.0
 DELTA = 1e-6
 N = 10_000
 DEGREES = (2, 5, 10, 20, 40, 64)
+# How the lesson names the noise variants of dpcore.cdf.pp (Korean, English).
+_NOISE_NAMES = {
+    "gaussian": ("가우스", "Gaussian"),
+    "gaussian_split": ("분할 가우스", "split Gaussian"),
+    "laplace": ("라플라스", "Laplace"),
+    "laplace_weighted": ("가중 라플라스", "weighted Laplace"),
+}
 
 
 def _data_rng(seed: int = DATA_SEED) -> np.random.Generator:
@@ -126,6 +133,8 @@ def values() -> dict[str, str]:
     plan = auto_plan(N, EPS, DELTA)
     v["auto_degree"] = str(est_auto.degree)
     v["auto_noise"] = plan.noise
+    v["auto_noise_ko"] = _NOISE_NAMES[plan.noise][0]
+    v["auto_noise_en"] = _NOISE_NAMES[plan.noise][1]
     v["auto_kmax"] = str(plan.k_max)
     _metrics(v, "auto", distances(est_auto, ref, 0.0, 1.0))
 
