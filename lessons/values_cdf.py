@@ -14,8 +14,9 @@ import math
 
 import numpy as np
 
-from dpcore import gaussian
-from dpcore.cdf import auto_plan, estimate, legendre, pp
+from dpcore import accounting, gaussian
+from dpcore.cdf import METHODS, auto_plan, estimate, legendre, pp
+from dpcore.cdf._common import GRID_SIZE
 from dpcore.cdf.datasets import load_real, population_cdf, sample
 from dpcore.cdf.hist import auto_bins
 from dpcore.cdf.isotonic import isotonic
@@ -92,7 +93,7 @@ def values() -> dict[str, str]:
     sigma = gaussian.calibrate_sigma(EPS, DELTA, sens)
     sigma_unit = gaussian.calibrate_sigma(EPS, DELTA, 1.0)
     v["n_sens"] = sig(sens)
-    v["n_sens_tex"] = sci_tex(sens, 4)
+    v["n_sens_tex"] = sci_tex(sens, 4).removeprefix("1\\times")
     _both(v, "sigma", sigma)
     v["sigma_unit"] = sig(sigma_unit, 4)
     _both(v, "sigma_split", sigma / math.sqrt(2.0))
@@ -127,6 +128,12 @@ def values() -> dict[str, str]:
     _metrics(v, "pp_auto", distances(est_pp, ref, 0.0, 1.0))
     for k in DEGREES:
         _metrics(v, f"pp_k{k}", distances(est_pp.with_degree(k), ref, 0.0, 1.0))
+    # the degree-64 polynomial before the repair (what the page never draws)
+    grid = np.linspace(0.0, 1.0, GRID_SIZE)
+    raw64 = legendre.basis(grid, 64) @ est_pp.release.values[:65]
+    v["raw64_min"] = sig(float(raw64.min()), 2)
+    v["raw64_max"] = sig(float(raw64.max()), 4)
+    v["raw64_drop"] = sig(float(np.max(-np.diff(raw64))), 2)
 
     est_auto = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="auto",
                         rng=_noise_rng())
@@ -158,6 +165,14 @@ def values() -> dict[str, str]:
     v["aq_levels"] = str(lv)
     v["aq_eps_call"] = sig(EPS / (2 * lv), 4)
     _metrics(v, "aq", distances(est_aq, ref, 0.0, 1.0))
+
+    # three Gaussian releases on the same data: basic composition vs exact GDP composition
+    mu1 = accounting.gaussian_mu(sens, sigma)
+    mu3 = accounting.gdp_compose([mu1] * 3)
+    v["mu1"] = sig(mu1, 4)
+    v["mu3"] = sig(mu3, 4)
+    v["eps3_gdp"] = sig(accounting.gdp_epsilon(DELTA, mu3), 4)
+    v["n_methods"] = str(len([m for m in METHODS if m != "all"]))
 
     # ---- Bessel's inequality on one pair of records -------------------------------------------
     g = legendre.g_matrix(np.array([0.3, 0.7, 0.0, 1.0]), 64)
