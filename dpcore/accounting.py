@@ -17,6 +17,13 @@ Three tools, each exact for what it states:
 
 Parallel composition (steps on disjoint records, e.g. batches of a stream or sites) costs the
 maximum, not the sum (McSherry 2009, Thm 4); ``parallel`` states it.
+
+Mixed ledgers (``Step``, ``compose``, ``Composition``): a session's releases on one data source
+are a mix of Gaussian steps (mu-GDP) and others (pure eps-DP, or (eps, delta)-DP).  The Gaussian
+steps are composed exactly (mu = sqrt(sum mu_i^2), DRS Cor. 3.3), the others by basic
+composition (eps and delta add up, Dwork & Roth Thm 3.16), and the two parts are then composed
+by basic composition: at a chosen delta_g for the Gaussian part the whole is
+(eps_mu(delta_g) + sum eps_j, delta_g + sum delta_j)-DP.
 """
 
 from __future__ import annotations
@@ -31,15 +38,20 @@ from dpcore import _validate as v
 from dpcore import gaussian
 
 __all__ = [
+    "Composition",
     "Guarantee",
+    "Step",
     "basic_composition",
+    "compose",
     "gaussian_mu",
     "gaussian_zcdp",
     "gdp_compose",
     "gdp_delta",
     "gdp_epsilon",
     "parallel",
+    "parallel_worst",
     "pure_zcdp",
+    "sequential",
     "zcdp_compose",
     "zcdp_delta",
     "zcdp_epsilon",
@@ -162,3 +174,122 @@ def parallel(guarantees: Sequence[Guarantee]) -> Guarantee:
     eps = max(g.eps for g in guarantees)
     delta = max(g.delta for g in guarantees)
     return Guarantee(eps, delta, "parallel composition over disjoint records (McSherry 2009)")
+
+
+# ---------------------------------------------------------------------------------------------
+# mixed ledgers: exact GDP for the Gaussian steps, basic composition for the rest
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Step:
+    """One release in a ledger: its own (eps, delta) guarantee and, if Gaussian, its mu.
+
+    ``mu`` (Delta / sigma, mu-GDP) is set only for Gaussian releases; they are then composed
+    exactly.  Steps with ``mu=None`` are composed by adding eps and delta.
+    """
+
+    eps: float
+    delta: float
+    mu: float | None = None
+
+    def __post_init__(self) -> None:
+        v.real_scalar("eps", self.eps, lo=0.0)
+        v.real_scalar("delta", self.delta, lo=0.0, hi=1.0)
+        if self.mu is not None:
+            v.real_scalar("mu", self.mu, lo=0.0)
+
+    @classmethod
+    def gaussian(cls, sensitivity: float, sigma: float, eps: float, delta: float) -> Step:
+        """A Gaussian release with L2 ``sensitivity`` and noise ``sigma`` certified (eps, delta)."""
+        return cls(eps, delta, gaussian_mu(sensitivity, sigma))
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The sequential composition of some steps, kept in parts so it can be re-read at any delta.
+
+    ``mu``: exact GDP composition of the Gaussian steps (0 if none); ``eps_other`` and
+    ``delta_other``: sums over the other steps; ``basic_eps`` / ``basic_delta``: what basic
+    composition of every step's own (eps, delta) would give (for comparison); ``count``: steps.
+    """
+
+    count: int
+    mu: float
+    gaussian_count: int
+    eps_other: float
+    delta_other: float
+    basic_eps: float
+    basic_delta: float
+
+    def at_delta(self, delta: float) -> Guarantee:
+        """(eps, delta_total) with the Gaussian part read off at ``delta`` (in (0, 1)).
+
+        eps = eps_mu(delta) + eps_other (exact GDP conversion, ``gdp_epsilon``), and
+        delta_total = delta + delta_other; without Gaussian steps: (eps_other, delta_other).
+        Domain: delta in (0, 1).  An empty composition is (0, 0).
+        """
+        d = v.real_scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+        if self.gaussian_count == 0:
+            return Guarantee(self.eps_other, min(1.0, self.delta_other), _how(self))
+        eps = gdp_epsilon(d, self.mu) + self.eps_other
+        return Guarantee(eps, min(1.0, d + self.delta_other), _how(self))
+
+
+def _how(c: Composition) -> str:
+    if c.gaussian_count and c.count > c.gaussian_count:
+        return ("Gaussian steps by exact GDP composition (Dong-Roth-Su Cor. 3.3), the others by "
+                "basic composition (Dwork-Roth Thm 3.16), then the two parts added")
+    if c.gaussian_count:
+        return "exact GDP composition of Gaussian steps (Dong-Roth-Su Cor. 3.3)"
+    return "basic composition (Dwork-Roth Thm 3.16)"
+
+
+def compose(steps: Sequence[Step]) -> Composition:
+    """Sequential composition of ``steps`` on the same records (see the module docstring).
+
+    Exact for the Gaussian part (mu = sqrt(sum mu_i^2)); basic for the rest.  Sums use fsum and
+    math.hypot (no overflow, no cancellation).  An empty list gives the zero composition.
+    """
+    mus = [s.mu for s in steps if s.mu is not None]
+    others = [s for s in steps if s.mu is None]
+    return Composition(
+        count=len(steps),
+        mu=gdp_compose(mus),
+        gaussian_count=len(mus),
+        eps_other=math.fsum(s.eps for s in others),
+        delta_other=math.fsum(s.delta for s in others),
+        basic_eps=math.fsum(s.eps for s in steps),
+        basic_delta=min(1.0, math.fsum(s.delta for s in steps)),
+    )
+
+
+def parallel_worst(parts: Sequence[Composition]) -> Composition:
+    """An upper bound for steps on disjoint parts of the records (each record in one part).
+
+    A record's privacy loss is that of its own part (McSherry 2009, Thm 4); taking the largest
+    mu, eps_other, delta_other (and counts) over the parts bounds every part at once, and is
+    exact when one part is the worst in every component.  Domain: at least one part.
+    """
+    if not parts:
+        raise ValueError("parts must contain at least one composition")
+    return Composition(
+        count=max(p.count for p in parts),
+        mu=max(p.mu for p in parts),
+        gaussian_count=max(p.gaussian_count for p in parts),
+        eps_other=max(p.eps_other for p in parts),
+        delta_other=max(p.delta_other for p in parts),
+        basic_eps=max(p.basic_eps for p in parts),
+        basic_delta=max(p.basic_delta for p in parts),
+    )
+
+
+def sequential(parts: Sequence[Composition]) -> Composition:
+    """Sequential composition of already composed groups (all on the same records)."""
+    return Composition(
+        count=sum(p.count for p in parts),
+        mu=gdp_compose([p.mu for p in parts]),
+        gaussian_count=sum(p.gaussian_count for p in parts),
+        eps_other=math.fsum(p.eps_other for p in parts),
+        delta_other=math.fsum(p.delta_other for p in parts),
+        basic_eps=math.fsum(p.basic_eps for p in parts),
+        basic_delta=min(1.0, math.fsum(p.basic_delta for p in parts)),
+    )

@@ -1,0 +1,890 @@
+"""State of the /cdf page: data sources, releases, the privacy ledger, degree, streams, URL.
+
+No Panel here (param + numpy + dpcore only), so every rule is unit-tested without a browser
+(tests/test_cdf_page_state.py, tests/test_cdf_fuzz.py).
+
+Releases.  A *release* is one run of a dpcore estimator on the current data with the current
+eps, delta, method and noise seed.  The same inputs and seeds reproduce the same output, so a
+repeated key reveals nothing new and is counted once.  The degree of a polynomial-projection
+(PP) release is post-processing of its noisy coefficients: moving it never makes a release.
+
+Ledger.  One ledger per *data source*: a synthetic family with its data seed (whatever n: the
+samples for different n share records), a real data set, or an uploaded file (by content, so
+every column of it).  Gaussian releases compose exactly (mu = sqrt(sum mu_i^2), GDP), the others
+by basic composition (``dpcore.accounting.compose``); the total is read at the current delta.
+Stream / site releases act on disjoint parts of the records and are composed per part
+(parallel composition, ``accounting.parallel_worst``).
+
+Not private (and labelled so on the page): the reference CDF, every error figure, and, in the
+teacher view only, the exact clip counts.  The noise seed makes draws reproducible for teaching;
+a real release draws its noise from a secret source.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import param
+from numpy.typing import NDArray
+
+from app import cdf_upload
+from dpcore import accounting
+from dpcore.cdf import CDFEstimate, Release, estimate, legendre
+from dpcore.cdf._common import clip_data
+from dpcore.cdf.datasets import REAL, SYNTHETIC, load_real, population_cdf, sample
+from dpcore.cdf.metrics import Distances
+from dpcore.cdf.quantiles import estimate_aq
+from dpcore.cdf.streaming import PPCombiner
+
+FloatArray = NDArray[np.float64]
+
+METHODS = ("auto", "pp", "mp", "hq", "aq")
+METHOD_CHOICES = (*METHODS, "all")
+UPLOAD = "upload"
+DATASETS = (*SYNTHETIC, *REAL)
+DATA_CHOICES = (*DATASETS, UPLOAD)
+STREAM_MODES = ("batches", "sites")
+PLOT_POINTS = 512
+TABLE_PROBS = (0.1, 0.25, 0.5, 0.75, 0.9)
+METRIC_POINTS = 4097  # as dpcore.cdf.metrics.distances
+N_RANGE = (10, 1_000_000)
+EPS_RANGE = (0.01, 20.0)
+DELTA_RANGE = (1e-30, 0.1)
+SEED_MAX = 2**31 - 1
+DEGREE_MAX = 256
+PARTS_RANGE = (2, 20)
+# Public order in which the records of a real or uploaded data set arrive in a stream (the
+# files may be sorted); synthetic records are i.i.d., so their own order is used.
+STREAM_ORDER_SEED = (2024, 7)
+
+Message = tuple[str, dict[str, Any]]  # (catalogue key, format fields)
+
+
+# ---------------------------------------------------------------------------------------------
+# small pure helpers
+# ---------------------------------------------------------------------------------------------
+def fmt_url(x: float) -> str:
+    """Shortest text that reads back to the same double (1.0 -> '1', 1e-06 -> '1e-06')."""
+    r = repr(float(x))
+    return r[:-2] if r.endswith(".0") else r
+
+
+def _parse_float(raw: object) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, (int, float, np.integer, np.floating)):
+        x = float(raw)
+    else:
+        s = str(raw).strip().replace("−", "-")
+        if not s or len(s) > 40:
+            return None
+        try:
+            x = float(s)
+        except ValueError:
+            return None
+    return x if math.isfinite(x) else None
+
+
+def _parse_int(raw: object) -> int | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, (int, np.integer)):
+        return int(raw)
+    x = _parse_float(raw)
+    if x is None or x != int(x) or abs(x) > 2**53:
+        return None
+    return int(x)
+
+
+@lru_cache(maxsize=6)
+def _synthetic(family: str, n: int, seed: int) -> FloatArray:
+    # Public synthetic data: shared between sessions is fine (nothing private in it).  The draw
+    # is the one the lessons reproduce: sample(family, n, default_rng([seed, 11])).
+    x = sample(family, n, np.random.default_rng([seed, 11]))
+    x.setflags(write=False)
+    return x
+
+
+def step_of(rel: Release) -> accounting.Step:
+    """The ledger step of a release: Gaussian ones carry mu = sensitivity / sigma (exact GDP)."""
+    if rel.mechanism in ("gaussian", "gaussian_split"):
+        # gaussian_split: whitened sensitivity (1/n)/sigma with unit noise, so mu is the same
+        return accounting.Step(rel.eps, rel.delta,
+                               accounting.gaussian_mu(rel.sensitivity, rel.noise_scale))
+    return accounting.Step(rel.eps, rel.delta)
+
+
+def integral_sq_ecdf(t: FloatArray) -> float:
+    """int_0^1 F_n(u)^2 du exactly for points t in [0, 1]: F_n = i/n on [t_(i), t_(i+1))."""
+    s = np.sort(np.asarray(t, dtype=np.float64))
+    n = s.size
+    widths = np.diff(np.append(s, 1.0))
+    return float(np.dot((np.arange(1, n + 1) / n) ** 2, widths))
+
+
+class RefGrid:
+    """A reference CDF with its evaluation points precomputed (NOT private).
+
+    ``distances(est)`` equals ``dpcore.cdf.metrics.distances(est, reference, lo, hi)`` exactly
+    (same points, same operations: unit-tested), but the points and reference values are built
+    once, so a degree change costs one evaluation of the estimate.
+    """
+
+    def __init__(self, reference: Callable[[FloatArray], FloatArray], lo: float, hi: float,
+                 size: int = METRIC_POINTS) -> None:
+        self.reference, self.lo, self.hi = reference, lo, hi
+        pts = np.linspace(lo, hi, size)
+        jumps = getattr(reference, "jumps", None)
+        if jumps is not None:
+            j = np.asarray(jumps, dtype=np.float64)
+            j = j[(j >= lo) & (j <= hi)]
+            left = np.nextafter(j, -np.inf)
+            pts = np.unique(np.concatenate([pts, j, left[left >= lo]]))
+        self.pts = pts
+        self.ref = np.asarray(reference(pts), dtype=np.float64)
+
+    def distances(self, est: Callable[[FloatArray], FloatArray]) -> Distances:
+        diff = np.asarray(est(self.pts), dtype=np.float64) - self.ref
+        ks = float(np.max(np.abs(diff)))
+        w1 = float(np.trapezoid(np.abs(diff), self.pts))
+        energy = float(np.sqrt(2.0 * np.trapezoid(diff * diff, self.pts)))
+        return Distances(ks, w1, energy)
+
+
+def ecdf_sorted(sample_: FloatArray) -> Callable[[FloatArray], FloatArray]:
+    """Empirical CDF (as dpcore.cdf.metrics.ecdf) of a sample (NOT private)."""
+    s = np.sort(np.asarray(sample_, dtype=np.float64))
+
+    def f(t: FloatArray) -> FloatArray:
+        return np.searchsorted(s, np.asarray(t, dtype=np.float64), side="right") / s.size
+
+    f.jumps = np.unique(s)  # type: ignore[attr-defined]
+    return f
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class DataView:
+    """The records of the current data (NOT private) and what the page needs about them."""
+
+    x: FloatArray
+    bounds: tuple[float, float]
+    unit: str  # "" (none), "years", "g" or the text a student typed for an upload
+    source: tuple[Any, ...]  # ledger key: one per data source
+    key: tuple[Any, ...]  # this data exactly (source + n / column / bounds)
+    synthetic: bool
+    ref: RefGrid  # population CDF (synthetic) or eCDF of the clipped records (otherwise)
+
+    @property
+    def n(self) -> int:
+        return int(self.x.size)
+
+
+class DataUnavailable(Exception):
+    """The current choice has no usable data yet (an upload without a column or bounds)."""
+
+    def __init__(self, key: str, fmt: dict[str, Any] | None = None) -> None:
+        super().__init__(key)
+        self.key, self.fmt = key, fmt or {}
+
+
+@dataclass
+class LedgerEntry:
+    label: str  # method name, or "stream-pp" / "stream-aq"
+    step: accounting.Step
+    group: str | None = None  # a partition of the records (one stream); None = all records
+    parts: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    source: tuple[Any, ...]
+    releases: int  # every release on this source in this session
+    exposed: int  # releases that touched the most exposed record
+    composition: accounting.Composition
+    total: accounting.Guarantee  # at the current delta
+    rule: str  # "none", "gdp", "basic" or "mixed"
+
+
+@dataclass(frozen=True)
+class DegreeInfo:
+    available: bool
+    reason: str  # "" or why there is no degree ("method", "histogram", "no_data")
+    k_max: int
+    auto_k: int
+    in_use: int
+    capped: bool  # the requested degree was above k_max
+
+
+@dataclass(frozen=True)
+class DegreeErrors:
+    """Squared L2 error against degree K = 0..K_max on the rescaled axis [0, 1] (no unit).
+
+    trunc_est: sum_{K<k<=K_max} (y_k^2 - s_k^2), from the noisy coefficients y and public noise
+    variances s_k^2 (an unbiased estimate of the truncation error sum c_k^2; can be < 0);
+    noise: sum_{k<=K} s_k^2 (public: n, eps, delta); expected = max(trunc_est, 0) + noise;
+    realised: int (F_hat_K - F_n)^2 of this draw's raw projection against the records' eCDF
+    (NOT private), by Parseval: sum_{k<=K} (y_k - c_k)^2 + int F_n^2 - sum_{k<=K} c_k^2.
+    """
+
+    k: NDArray[np.int64]
+    trunc_est: FloatArray
+    noise: FloatArray
+    expected: FloatArray
+    realised: FloatArray
+    best_expected: int
+
+
+@dataclass(frozen=True)
+class MethodRow:
+    method: str
+    est: CDFEstimate
+    seconds: float
+    metrics: Distances
+
+
+@dataclass(frozen=True)
+class StreamStep:
+    batch: int  # 1-based
+    seen: int  # records seen so far
+    batch_size: int
+    pp: Distances
+    aq: Distances
+    pp_seconds: float
+    aq_seconds: float
+    pp_cost: accounting.Guarantee  # per record, all PP batch releases so far (parallel)
+    aq_cost: accounting.Guarantee  # per record, all AQ re-runs so far (sequential)
+
+
+@dataclass
+class _Stream:
+    key: tuple[Any, ...]
+    group: str
+    batches: list[FloatArray]
+    combiner: PPCombiner
+    aq: list[CDFEstimate] = field(default_factory=list)
+    steps: list[StreamStep] = field(default_factory=list)
+    pp_est: CDFEstimate | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# the state
+# ---------------------------------------------------------------------------------------------
+class CDFState(param.Parameterized):
+    """Everything the /cdf page shows is a function of these parameters and the session ledger."""
+
+    dataset = param.Selector(default="bimodal", objects=list(DATA_CHOICES),
+                             doc="Data source: a synthetic family, a real data set or the upload.")
+    n = param.Integer(default=10_000, bounds=N_RANGE,
+                      doc="Number of synthetic records (public); real data use all records.")
+    data_seed = param.Integer(default=1, bounds=(0, SEED_MAX),
+                              doc="Which class data set of a synthetic family (a new one is a "
+                                  "fresh data source with a fresh ledger).")
+    eps = param.Number(default=1.0, bounds=EPS_RANGE,
+                       doc="Privacy parameter epsilon of one release (no unit).")
+    delta = param.Number(default=1e-6, bounds=DELTA_RANGE,
+                         doc="Privacy parameter delta of one release; the ledger total is "
+                             "read at this delta.")
+    method = param.Selector(default="pp", objects=list(METHOD_CHOICES),
+                            doc="Estimator, or 'all' for every estimator side by side.")
+    noise_seed = param.Integer(default=1, bounds=(0, SEED_MAX),
+                               doc="Seed of the privacy noise (teaching only; a new seed is a new "
+                                   "release).")
+    auto_degree = param.Boolean(default=True,
+                                doc="PP: use the automatic degree (and shrinkage) of the release.")
+    degree = param.Integer(default=10, bounds=(0, DEGREE_MAX),
+                           doc="PP: degree used when auto_degree is off (post-processing).")
+    teacher = param.Boolean(default=False,
+                            doc="Teacher view: also show exact clip counts (NOT private).")
+    upload_column = param.String(default="", doc="Column of the uploaded file that is used.")
+    upload_lo = param.Number(default=None, allow_None=True, bounds=(-1e15, 1e15),
+                             doc="Public lower bound for the uploaded column (student's choice).")
+    upload_hi = param.Number(default=None, allow_None=True, bounds=(-1e15, 1e15),
+                             doc="Public upper bound for the uploaded column (student's choice).")
+    upload_unit = param.String(default="", doc="Unit of the uploaded column (free text).")
+    stream_mode = param.Selector(default="batches", objects=list(STREAM_MODES),
+                                 doc="Streaming: batches over time, or sites holding parts.")
+    stream_parts = param.Integer(default=5, bounds=PARTS_RANGE,
+                                 doc="Number of equal batches (or sites) the records come in.")
+    stream_steps = param.Integer(default=0, bounds=(0, PARTS_RANGE[1]),
+                                 doc="Batches (or sites) added so far.")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        # Everything below is per session (this object): uploads never leave it.
+        self._upload: cdf_upload.UploadTable | None = None
+        self._ledgers: dict[tuple[Any, ...], dict[tuple[Any, ...], LedgerEntry]] = {}
+        self._source_labels: dict[tuple[Any, ...], tuple[str, dict[str, Any]]] = {}
+        self._data: OrderedDict[tuple[Any, ...], DataView] = OrderedDict()
+        self._est: OrderedDict[tuple[Any, ...], tuple[CDFEstimate, float]] = OrderedDict()
+        self._deg: OrderedDict[tuple[Any, ...], CDFEstimate] = OrderedDict()
+        self._derr: OrderedDict[tuple[Any, ...], DegreeErrors] = OrderedDict()
+        self._coef: OrderedDict[tuple[Any, ...], tuple[FloatArray, float]] = OrderedDict()
+        self._stream: _Stream | None = None
+
+    # ---- data ---------------------------------------------------------------------------------
+    @property
+    def is_synthetic(self) -> bool:
+        return self.dataset in SYNTHETIC
+
+    @property
+    def upload(self) -> cdf_upload.UploadTable | None:
+        return self._upload
+
+    def upload_problem(self) -> Message | None:
+        """Why the upload cannot be used yet (None when it can)."""
+        if self._upload is None:
+            return ("cdf.up.err.none", {})
+        try:
+            col = self._upload.column(self.upload_column)
+        except KeyError:
+            return ("cdf.up.err.pick", {})
+        p = col.problem()
+        if p is not None:
+            return (p.key, p.fmt)
+        b = cdf_upload.check_bounds(self.upload_lo, self.upload_hi)
+        if b is not None:
+            return (b.key, b.fmt)
+        return None
+
+    def data(self) -> DataView:
+        """The current data; DataUnavailable for an upload that is not ready."""
+        if self.is_synthetic:
+            key: tuple[Any, ...] = ("syn", self.dataset, self.data_seed, self.n)
+        elif self.dataset == UPLOAD:
+            prob = self.upload_problem()
+            if prob is not None:
+                raise DataUnavailable(*prob)
+            assert self._upload is not None
+            key = ("upload", self._upload.digest, self.upload_column, self.upload_lo,
+                   self.upload_hi)
+        else:
+            key = ("real", self.dataset)
+        hit = self._data.get(key)
+        if hit is not None:
+            self._data.move_to_end(key)
+            return hit
+        view = self._make_data(key)
+        self._data[key] = view
+        while len(self._data) > 3:
+            self._data.popitem(last=False)
+        return view
+
+    def _make_data(self, key: tuple[Any, ...]) -> DataView:
+        if key[0] == "syn":
+            x = _synthetic(self.dataset, self.n, self.data_seed)
+            source = ("syn", self.dataset, self.data_seed)
+            self._source_labels[source] = ("cdf.source.synthetic",
+                                           {"family": self.dataset, "seed": self.data_seed})
+            return DataView(x, (0.0, 1.0), "", source, key, True,
+                            RefGrid(population_cdf(self.dataset), 0.0, 1.0))
+        if key[0] == "upload":
+            assert self._upload is not None
+            x = self._upload.column(self.upload_column).values
+            lo, hi = float(self.upload_lo), float(self.upload_hi)  # type: ignore[arg-type]
+            source = ("upload", self._upload.digest)
+            self._source_labels[source] = ("cdf.source.upload", {"name": self._upload.filename})
+            return DataView(x, (lo, hi), "", source, key, False,
+                            RefGrid(ecdf_sorted(np.clip(x, lo, hi)), lo, hi))
+        real = load_real(self.dataset)
+        x = np.asarray(real.values)
+        lo, hi = real.bounds
+        source = ("real", self.dataset)
+        self._source_labels[source] = ("cdf.source.real", {"name": self.dataset})
+        return DataView(x, (lo, hi), real.unit, source, key, False,
+                        RefGrid(ecdf_sorted(np.clip(x, lo, hi)), lo, hi))
+
+    def unit(self) -> str:
+        """Unit of the current data: "" (none), "years", "g" or what a student typed."""
+        if self.dataset == UPLOAD:
+            return self.upload_unit.strip()[:20]
+        try:
+            return self.data().unit
+        except DataUnavailable:
+            return ""
+
+    def data_n(self) -> int:
+        """n of the current data (the n parameter only applies to synthetic data)."""
+        if self.is_synthetic:
+            return self.n
+        try:
+            return self.data().n
+        except DataUnavailable:
+            return 0
+
+    # ---- releases -----------------------------------------------------------------------------
+    def _release_key(self, data: DataView, method: str) -> tuple[Any, ...]:
+        return (data.key, float(self.eps), float(self.delta), method, self.noise_seed)
+
+    def release(self, method: str | None = None) -> CDFEstimate:
+        """The release of ``method`` (default: the page's) on the current data; ledgered once."""
+        return self._release(method)[0]
+
+    def _release(self, method: str | None = None) -> tuple[CDFEstimate, float]:
+        m = method or (self.method if self.method != "all" else "pp")
+        data = self.data()
+        key = self._release_key(data, m)
+        hit = self._est.get(key)
+        if hit is not None:
+            self._est.move_to_end(key)
+            return hit
+        opts: dict[str, Any] = {"degree": "auto"} if m == "pp" else {}
+        t0 = time.perf_counter()
+        est = estimate(data.x, bounds=data.bounds, eps=self.eps, delta=self.delta, method=m,
+                       rng=np.random.default_rng([self.noise_seed, 12]), **opts)
+        seconds = time.perf_counter() - t0
+        self._record(data.source, ("main", *key), LedgerEntry(m, step_of(est.release)))
+        self._est[key] = (est, seconds)
+        while len(self._est) > 24:
+            self._est.popitem(last=False)
+        return est, seconds
+
+    def _record(self, source: tuple[Any, ...], key: tuple[Any, ...], entry: LedgerEntry) -> None:
+        self._ledgers.setdefault(source, {}).setdefault(key, entry)
+
+    def auto_plan(self) -> Any | None:
+        """The automatic method's plan (public: from n, eps, delta) when method is auto."""
+        if self.method != "auto":
+            return None
+        return self.release("auto").info.get("plan")
+
+    # ---- degree -------------------------------------------------------------------------------
+    def _degree_release(self) -> CDFEstimate | None:
+        if self.method in ("pp", "all"):
+            return self.release("pp")
+        if self.method == "auto":
+            est = self.release("auto")
+            return est if est.degree is not None else None
+        return None
+
+    def degree_info(self) -> DegreeInfo:
+        try:
+            est = self._degree_release()
+        except DataUnavailable:
+            return DegreeInfo(False, "no_data", 0, 0, 0, False)
+        if est is None:
+            reason = "histogram" if self.method == "auto" else "method"
+            return DegreeInfo(False, reason, 0, 0, 0, False)
+        k_max = int(est.release.values.size - 1)
+        auto_k = int(est.degree or 0)
+        if self.auto_degree:
+            return DegreeInfo(True, "", k_max, auto_k, auto_k, False)
+        return DegreeInfo(True, "", k_max, auto_k, min(self.degree, k_max), self.degree > k_max)
+
+    def _at_degree(self, est: CDFEstimate) -> CDFEstimate:
+        info = self.degree_info()
+        if not info.available or self.auto_degree:
+            return est
+        key = (id(est.release), info.in_use)
+        hit = self._deg.get(key)
+        if hit is not None and hit.release is est.release:
+            return hit
+        out = est.with_degree(info.in_use)
+        self._deg[key] = out
+        while len(self._deg) > 64:
+            self._deg.popitem(last=False)
+        return out
+
+    def current(self) -> CDFEstimate:
+        """The shown private CDF: the release, at the chosen degree (no privacy cost)."""
+        est = self._degree_release() if self.method in ("pp", "all", "auto") else None
+        if est is None:
+            return self.release()
+        return self._at_degree(est)
+
+    def _data_coefficients(self, data: DataView, k_max: int) -> tuple[FloatArray, float]:
+        """Exact Legendre coefficients of the records' eCDF and int F_n^2 (NOT private)."""
+        key = (data.key, k_max)
+        hit = self._coef.get(key)
+        if hit is None:
+            t = clip_data(data.x, data.bounds).t
+            hit = (legendre.coefficients(t, k_max), integral_sq_ecdf(t))
+            self._coef[key] = hit
+            while len(self._coef) > 4:
+                self._coef.popitem(last=False)
+        return hit
+
+    def degree_errors(self) -> DegreeErrors | None:
+        """Error against degree for the PP-type release (None without a degree)."""
+        try:
+            est = self._degree_release()
+        except DataUnavailable:
+            return None
+        if est is None:
+            return None
+        rel = est.release
+        key = (self._release_key(self.data(), "pp" if self.method == "all" else self.method),)
+        hit = self._derr.get(key)
+        if hit is not None:
+            return hit
+        y = np.asarray(rel.values, dtype=np.float64)
+        k_max = y.size - 1
+        s2 = np.broadcast_to(np.asarray(rel.extra["noise_sd"], dtype=np.float64) ** 2, y.shape)
+        c, fn2 = self._data_coefficients(self.data(), k_max)
+        excess = y * y - s2
+        trunc = np.concatenate([np.cumsum(excess[::-1])[::-1][1:], [0.0]])
+        noise = np.cumsum(s2)
+        expected = np.maximum(trunc, 0.0) + noise
+        realised = np.cumsum((y - c) ** 2) + np.maximum(fn2 - np.cumsum(c * c), 0.0)
+        out = DegreeErrors(np.arange(k_max + 1), trunc, noise, expected, realised,
+                           int(np.argmin(expected)))
+        self._derr[key] = out
+        while len(self._derr) > 8:
+            self._derr.popitem(last=False)
+        return out
+
+    # ---- what the page shows ------------------------------------------------------------------
+    def metrics(self) -> Distances:
+        return self.data().ref.distances(self.current())
+
+    def curves(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(points, private CDF, reference CDF) on PLOT_POINTS points across the bounds."""
+        data = self.data()
+        lo, hi = data.bounds
+        pts = np.linspace(lo, hi, PLOT_POINTS)
+        return pts, self.current()(pts), np.asarray(data.ref.reference(pts), dtype=float)
+
+    def table_points(self) -> list[tuple[float, float, float]]:
+        """(x, private F(x), reference F(x)) where the reference first reaches 10..90 %."""
+        pts, f_priv, f_ref = self.curves()
+        out = []
+        for p in TABLE_PROBS:
+            i = min(int(np.searchsorted(f_ref, p)), pts.size - 1)
+            out.append((float(pts[i]), float(f_priv[i]), float(f_ref[i])))
+        return out
+
+    def compare(self) -> list[MethodRow]:
+        """Every method, each its own release (ledgered), on the same data, eps and delta."""
+        data = self.data()
+        rows = []
+        for m in METHODS:
+            est, seconds = self._release(m)
+            shown = self._at_degree(est) if m == "pp" else est
+            rows.append(MethodRow(m, shown, seconds, data.ref.distances(shown)))
+        return rows
+
+    # ---- ledger -------------------------------------------------------------------------------
+    def sources(self) -> list[tuple[Any, ...]]:
+        return list(self._ledgers)
+
+    def source_label(self, source: tuple[Any, ...]) -> tuple[str, dict[str, Any]]:
+        return self._source_labels.get(source, ("cdf.source.unknown", {}))
+
+    def ledger(self, source: tuple[Any, ...] | None = None) -> LedgerView:
+        """The ledger of a data source (default: the current one), read at the current delta."""
+        if source is None:
+            source = self.data().source
+        entries = list(self._ledgers.get(source, {}).values())
+        comp = compose_entries(entries)
+        total = comp.at_delta(self.delta)
+        if comp.count == 0:
+            rule = "none"
+        elif comp.gaussian_count == comp.count:
+            rule = "gdp"
+        elif comp.gaussian_count == 0:
+            rule = "basic"
+        else:
+            rule = "mixed"
+        return LedgerView(source, len(entries), comp.count, comp, total, rule)
+
+    def new_class_data(self) -> None:
+        """A fresh synthetic data set of the same family: a new data source, a new ledger."""
+        if not self.is_synthetic:
+            return
+        used = {s[2] for s in self._ledgers if s[0] == "syn" and s[1] == self.dataset}
+        seed = self.data_seed + 1
+        while seed in used and seed < SEED_MAX:
+            seed += 1
+        self.data_seed = min(seed, SEED_MAX)
+
+    def new_noise(self) -> None:
+        """Fresh noise: a new release on the same data (the ledger grows)."""
+        self.noise_seed = (self.noise_seed + 1) % (SEED_MAX + 1)
+
+    # ---- streaming and sites ------------------------------------------------------------------
+    def stream_key(self, data: DataView) -> tuple[Any, ...]:
+        return (data.key, float(self.eps), float(self.delta), self.noise_seed, self.stream_parts)
+
+    def stream_problem(self) -> Message | None:
+        try:
+            n = self.data().n
+        except DataUnavailable as exc:
+            return (exc.key, exc.fmt)
+        if n // self.stream_parts < 2:
+            return ("cdf.stream.err.small", {"n": n, "parts": self.stream_parts})
+        return None
+
+    def stream(self) -> list[StreamStep]:
+        """The stream's steps 1..stream_steps (computed once each, incrementally)."""
+        if self.stream_steps == 0 or self.stream_problem() is not None:
+            return []
+        data = self.data()
+        key = self.stream_key(data)
+        st = self._stream
+        if st is None or st.key != key:
+            order = (np.arange(data.n) if data.synthetic else
+                     np.random.default_rng(STREAM_ORDER_SEED).permutation(data.n))
+            batches = np.array_split(np.asarray(data.x)[order], self.stream_parts)
+            group = f"stream{hash(key) & 0xFFFFFFFF:08x}"
+            st = _Stream(key, group, batches,
+                         PPCombiner(bounds=data.bounds, eps=self.eps, delta=self.delta))
+            self._stream = st
+        steps = min(self.stream_steps, self.stream_parts)
+        while len(st.steps) < steps:
+            self._stream_step(data, st)
+        return st.steps[:steps]
+
+    def stream_estimates(self) -> tuple[CDFEstimate, CDFEstimate] | None:
+        """(PP merged, AQ latest) at the current step, or None."""
+        steps = self.stream()
+        if not steps or self._stream is None:
+            return None
+        st = self._stream
+        j = len(steps)
+        if j == len(st.steps) and st.pp_est is not None:
+            return st.pp_est, st.aq[j - 1]
+        pp_est = PPCombiner(bounds=st.combiner.bounds, eps=st.combiner.eps,
+                            delta=st.combiner.delta,
+                            releases=list(st.combiner.releases[:j])).estimate()
+        return pp_est, st.aq[j - 1]
+
+    def stream_reference(self) -> Callable[[FloatArray], FloatArray]:
+        """Reference for the stream plot: population CDF, or eCDF of the records seen so far."""
+        data = self.data()
+        steps = self.stream()
+        if data.synthetic or not steps or self._stream is None:
+            return data.ref.reference
+        lo, hi = data.bounds
+        seen = np.concatenate(self._stream.batches[: len(steps)])
+        return ecdf_sorted(np.clip(seen, lo, hi))
+
+    def _stream_step(self, data: DataView, st: _Stream) -> None:
+        j = len(st.steps)  # 0-based index of the new batch
+        lo, hi = data.bounds
+        seen = np.concatenate(st.batches[: j + 1])
+        if data.synthetic:
+            ref = data.ref
+        else:
+            ref = RefGrid(ecdf_sorted(np.clip(seen, lo, hi)), lo, hi)
+        t0 = time.perf_counter()
+        rel = st.combiner.add_batch(st.batches[j], rng=np.random.default_rng(
+            [self.noise_seed, 14, j]))
+        pp_est = st.combiner.estimate()
+        pp_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        aq = estimate_aq(seen, bounds=data.bounds, eps=self.eps, delta=self.delta,
+                         rng=np.random.default_rng([self.noise_seed, 15, j]))
+        aq_s = time.perf_counter() - t0
+        st.aq.append(aq)
+        led = self._ledgers.setdefault(data.source, {})
+        led.setdefault(("stream-pp", st.key, j),
+                       LedgerEntry("stream-pp", step_of(rel), st.group, frozenset({j})))
+        led.setdefault(("stream-aq", st.key, j),
+                       LedgerEntry("stream-aq", step_of(aq.release), st.group,
+                                   frozenset(range(j + 1))))
+        entries = [e for k, e in led.items() if k[0] in ("stream-pp", "stream-aq")
+                   and k[1] == st.key and k[2] <= j]
+        pp_cost = compose_entries([e for e in entries if e.label == "stream-pp"])
+        aq_cost = compose_entries([e for e in entries if e.label == "stream-aq"])
+        st.steps.append(StreamStep(
+            batch=j + 1, seen=int(seen.size), batch_size=int(st.batches[j].size),
+            pp=ref.distances(pp_est), aq=ref.distances(aq), pp_seconds=pp_s, aq_seconds=aq_s,
+            pp_cost=pp_cost.at_delta(self.delta), aq_cost=aq_cost.at_delta(self.delta)))
+        st.pp_est = pp_est
+
+    # ---- uploads ------------------------------------------------------------------------------
+    def load_upload(self, filename: str, payload: bytes) -> Message | None:
+        """Parse an upload into this session's memory; on success switch the page to it.
+
+        Returns (key, fmt) of the problem, or None.  A failed upload leaves the state as it was.
+        """
+        try:
+            table = cdf_upload.parse(filename, payload)
+        except cdf_upload.UploadError as exc:
+            return (exc.key, exc.fmt)
+        self._upload = table
+        self._data.clear()
+        with param.parameterized.batch_call_watchers(self):
+            self.upload_lo = None
+            self.upload_hi = None
+            self.upload_column = table.first_usable()
+            self.dataset = UPLOAD
+        return None
+
+    def forget_upload(self) -> None:
+        """Drop the upload from memory (the session ended, or the student removed it)."""
+        self._upload = None
+        for k in [k for k in self._data if k[0] == "upload"]:
+            del self._data[k]
+        for k in [k for k in self._est if k[0][0] == "upload"]:
+            del self._est[k]
+        self._coef.clear()
+        self._derr.clear()
+        self._deg.clear()
+        self._stream = None
+        if self.dataset == UPLOAD:
+            self.dataset = "bimodal"
+
+    def data_range(self) -> tuple[float, float] | None:
+        """min and max of the uploaded column: NOT private (they are two of the records)."""
+        if self._upload is None:
+            return None
+        try:
+            col = self._upload.column(self.upload_column)
+        except KeyError:
+            return None
+        if col.values.size == 0:
+            return None
+        return float(col.values.min()), float(col.values.max())
+
+    # ---- inputs (widgets, URL, fuzz): validated, the state always stays valid -------------------
+    def set_input(self, name: str, raw: object) -> Message | None:
+        """Set one input from text or a number; (key, fmt) of the problem, state unchanged."""
+        try:
+            return self._set_input(name, raw)
+        except (ValueError, TypeError) as exc:  # param's own bound checks, as a last resort
+            return ("cdf.err.input", {"name": name, "detail": str(exc)[:80]})
+
+    def _set_input(self, name: str, raw: object) -> Message | None:
+        bad = ("cdf.err.value", {"name": name, "value": str(raw)[:40]})
+        if name in ("dataset", "data"):
+            v = str(raw)
+            if v not in DATA_CHOICES:
+                return bad
+            if v == UPLOAD and self._upload is None:
+                return ("cdf.up.err.not_here", {})
+            self.dataset = v
+            return None
+        if name == "method":
+            if str(raw) not in METHOD_CHOICES:
+                return bad
+            self.method = str(raw)
+            return None
+        if name == "degree":
+            if str(raw).strip().lower() == "auto":
+                self.auto_degree = True
+                return None
+            k = _parse_int(raw)
+            if k is None or not 0 <= k <= DEGREE_MAX:
+                return ("cdf.err.degree", {"value": str(raw)[:40], "max": DEGREE_MAX})
+            self.param.update(degree=k, auto_degree=False)
+            return None
+        if name in ("teacher", "auto_degree"):
+            s = str(raw).strip().lower()
+            if s in ("1", "true", "yes", "on"):
+                setattr(self, name, True)
+            elif s in ("0", "false", "no", "off"):
+                setattr(self, name, False)
+            else:
+                return bad
+            return None
+        if name == "stream_mode":
+            if str(raw) not in STREAM_MODES:
+                return bad
+            self.stream_mode = str(raw)
+            return None
+        if name == "upload_unit":
+            self.upload_unit = str(raw).strip()[:20]
+            return None
+        if name == "upload_column":
+            if self._upload is None or str(raw) not in self._upload.names:
+                return ("cdf.up.err.pick", {})
+            self.upload_column = str(raw)
+            return None
+        ints = {"n": N_RANGE, "data_seed": (0, SEED_MAX), "noise_seed": (0, SEED_MAX),
+                "stream_parts": PARTS_RANGE, "stream_steps": (0, PARTS_RANGE[1])}
+        if name in ints:
+            lo, hi = ints[name]
+            k = _parse_int(raw)
+            if k is None or not lo <= k <= hi:
+                return ("cdf.err.range_int", {"name": name, "value": str(raw)[:40], "lo": lo,
+                                              "hi": hi})
+            if name == "stream_steps":
+                k = min(k, self.stream_parts)
+            setattr(self, name, k)
+            return None
+        floats = {"eps": EPS_RANGE, "delta": DELTA_RANGE}
+        if name in floats:
+            lo_f, hi_f = floats[name]
+            x = _parse_float(raw)
+            if x is None or not lo_f <= x <= hi_f:
+                return ("cdf.err.range", {"name": name, "value": str(raw)[:40],
+                                          "lo": fmt_url(lo_f), "hi": fmt_url(hi_f)})
+            setattr(self, name, x)
+            return None
+        if name in ("upload_lo", "upload_hi"):
+            if raw is None or str(raw).strip() == "":
+                setattr(self, name, None)
+                return None
+            x = _parse_float(raw)
+            if x is None or abs(x) > 1e15:
+                return ("cdf.up.err.bounds_huge", {})
+            setattr(self, name, x)
+            return None
+        return ("cdf.err.unknown", {"name": name})
+
+    # ---- the address --------------------------------------------------------------------------
+    URL_NAMES = ("data", "n", "eps", "delta", "method", "degree", "seed")
+    URL_EXTRA = ("dseed", "teacher", "stream", "parts", "batches")
+
+    def url_query(self) -> dict[str, str]:
+        """The page's state as query arguments (fixed names first; lang/size/theme are kept)."""
+        return {
+            "data": self.dataset,
+            "n": str(self.n if self.is_synthetic else self.data_n()),
+            "eps": fmt_url(self.eps),
+            "delta": fmt_url(self.delta),
+            "method": self.method,
+            "degree": "auto" if self.auto_degree else str(self.degree),
+            "seed": str(self.noise_seed),
+            "dseed": str(self.data_seed),
+            "teacher": "1" if self.teacher else "0",
+            "stream": self.stream_mode,
+            "parts": str(self.stream_parts),
+            "batches": str(self.stream_steps),
+        }
+
+    def apply_url(self, args: Mapping[str, str]) -> list[Message]:
+        """Apply query arguments; each bad one keeps its default and yields a notice."""
+        notices: list[Message] = []
+        names = {"data": "dataset", "n": "n", "eps": "eps", "delta": "delta",
+                 "method": "method", "degree": "degree", "seed": "noise_seed",
+                 "dseed": "data_seed", "teacher": "teacher", "stream": "stream_mode",
+                 "parts": "stream_parts", "batches": "stream_steps"}
+        with param.parameterized.batch_call_watchers(self):
+            for url_name, attr in names.items():
+                if url_name not in args:
+                    continue
+                raw = args[url_name]
+                if url_name == "n" and args.get("data", self.dataset) not in SYNTHETIC:
+                    continue  # real data: n is the size of the data set
+                if url_name == "data" and raw == UPLOAD:
+                    notices.append(("cdf.url.upload", {}))
+                    continue
+                if self.set_input(attr, raw) is not None:
+                    notices.append(("cdf.url.bad", {"name": url_name, "value": str(raw)[:40]}))
+        return notices
+
+
+def compose_entries(entries: list[LedgerEntry]) -> accounting.Composition:
+    """Sequential composition over all records, parallel within each stream's parts."""
+    main = accounting.compose([e.step for e in entries if e.group is None])
+    groups: dict[str, list[LedgerEntry]] = {}
+    for e in entries:
+        if e.group is not None:
+            groups.setdefault(e.group, []).append(e)
+    worst = []
+    for es in groups.values():
+        parts = sorted(set().union(*(e.parts for e in es)))
+        worst.append(accounting.parallel_worst(
+            [accounting.compose([e.step for e in es if p in e.parts]) for p in parts]))
+    return accounting.sequential([main, *worst]) if worst else main

@@ -1,0 +1,451 @@
+"""Text views of the /cdf page: pure functions (state, lang) -> HTML, unit-tested without Panel.
+
+Every number shown here comes from :class:`app.cdf_state.CDFState` (which gets it from dpcore)
+and carries its unit; every string comes from the message catalogues (``cdf.*``).  Stable CSS
+classes for outside checks: dp-cdf-eps, dp-cdf-delta (this release), dp-cdf-total-eps,
+dp-cdf-total-delta (the ledger of the current data source), dp-cdf-degree (degree in use),
+dp-cdf-ks, dp-cdf-w1, dp-cdf-energy, dp-cdf-table, dp-cdf-compare, dp-cdf-degree-table,
+dp-cdf-stream-table, dp-cdf-sources.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+from app.cdf_state import (
+    METHODS,
+    UPLOAD,
+    CDFState,
+    DataUnavailable,
+    DegreeErrors,
+    DegreeInfo,
+    Message,
+    MethodRow,
+    StreamStep,
+)
+from app.i18n import t
+
+CSS = """
+.dp-cdf-table, .dp-cdf-compare, .dp-cdf-degree-table, .dp-cdf-stream-table, .dp-cdf-sources {
+  border-collapse: collapse; margin: .5em 0; font-variant-numeric: tabular-nums; }
+.dp-cdf-table caption, .dp-cdf-compare caption, .dp-cdf-degree-table caption,
+.dp-cdf-stream-table caption, .dp-cdf-sources caption {
+  text-align: left; font-weight: 600; padding-bottom: .3em; }
+.dp-cdf-table th, .dp-cdf-table td, .dp-cdf-compare th, .dp-cdf-compare td,
+.dp-cdf-degree-table th, .dp-cdf-degree-table td, .dp-cdf-stream-table th,
+.dp-cdf-stream-table td, .dp-cdf-sources th, .dp-cdf-sources td {
+  padding: .15em .7em; border-bottom: 1px solid #8884; text-align: right; }
+.dp-cdf-compare th:first-child, .dp-cdf-compare td:first-child,
+.dp-cdf-sources th:first-child, .dp-cdf-sources td:first-child { text-align: left; }
+.dp-cdf-current-row td { font-weight: 700; background: #0072b218; }
+.dp-cdf-box { border: 3px solid #d55e00; border-radius: 8px; padding: .4em .8em; margin: .3em 0; }
+.dp-cdf-info { border: 2px solid #0b4f6c; border-radius: 8px; padding: .4em .8em; margin: .3em 0; }
+.dp-cdf-teacher-box { border: 3px dashed #b3261e; border-radius: 8px; padding: .4em .8em; }
+.dp-cdf-secret { font-size: .92em; border-left: 4px solid #d55e00; padding-left: .5em;
+  margin: 0 10px; }
+.dp-cdf-small { font-size: .92em; }
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# formatting
+# ---------------------------------------------------------------------------------------------
+def e(s: object) -> str:
+    return html.escape(str(s))
+
+
+def g(x: float, digits: int = 4) -> str:
+    """Significant digits; scientific notation below 1e-4 (as a student reads it)."""
+    if x == 0:
+        return "0"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return f"{x:.{digits}g}"
+
+
+def n_text(k: int, lang: str) -> str:
+    return f"{k:,}"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+def tp(key: str, count: int, lang: str, **fmt: Any) -> str:
+    """A message with the right plural form: ``key.one`` for 1, ``key.other`` otherwise."""
+    return t(f"{key}.{'one' if count == 1 else 'other'}", lang, count=f"{count:,}", **fmt)
+
+
+def msg(m: Message, lang: str) -> str:
+    key, fmt = m
+    fmt = dict(fmt)
+    if "kinds" in fmt:
+        fmt["kinds"] = ", ".join(t(f"cdf.up.kind.{k}", lang) for k in str(fmt["kinds"]).split("/"))
+    if "family" in fmt:
+        fmt["family"] = t(f"cdf.data.{fmt['family']}.short", lang)
+    if "name" in fmt and key == "cdf.source.real":
+        fmt["name"] = t(f"cdf.data.{fmt['name']}.short", lang)
+    if "name" in fmt and key in ("cdf.err.value", "cdf.err.range", "cdf.err.range_int",
+                                 "cdf.err.input", "cdf.err.unknown"):
+        fmt["name"] = t(f"cdf.name.{fmt['name']}", lang) if f"cdf.name.{fmt['name']}" in _keys(
+            lang) else fmt["name"]
+    return t(key, lang, **fmt)
+
+
+def _keys(lang: str) -> dict[str, str]:
+    from app.i18n import catalogue
+
+    return catalogue(lang)
+
+
+def unit_text(unit: str, lang: str) -> str:
+    """A unit in the page's language ('' -> 'no unit')."""
+    if not unit:
+        return t("cdf.unit.none", lang)
+    key = f"cdf.unit.{unit}"
+    return t(key, lang) if key in _keys(lang) else unit
+
+
+def unit_suffix(unit: str, lang: str) -> str:
+    return f" {e(unit_text(unit, lang))}" if unit else ""
+
+
+def method_name(m: str, lang: str) -> str:
+    return t(f"cdf.method.{m}", lang)
+
+
+def method_short(m: str, lang: str) -> str:
+    return t(f"cdf.method.{m}.short", lang)
+
+
+def error_html(m: Message, lang: str) -> str:
+    return f'<p class="dp-warn dp-error" role="alert">⚠ {e(msg(m, lang))}</p>'
+
+
+# ---------------------------------------------------------------------------------------------
+# cards
+# ---------------------------------------------------------------------------------------------
+def metrics_html(state: CDFState, lang: str) -> str:
+    m = state.metrics()
+    unit = state.unit()
+    none = e(t("cdf.unit.none", lang))
+    if state.is_synthetic:
+        ref = t("cdf.ref.population", lang)
+    else:
+        ref = t("cdf.ref.empirical", lang)
+    w1_unit = unit_suffix(unit, lang) if unit else f" ({none})"
+    en_unit = (f" √{e(unit_text(unit, lang))}" if unit else f" ({none})")
+    return f"""
+    <section class="dp-card" aria-labelledby="dp-cdf-metrics-title">
+      <h2 id="dp-cdf-metrics-title">{e(t("cdf.metrics.title", lang))}</h2>
+      <p class="dp-muted">{e(t("cdf.metrics.against", lang, reference=ref))}</p>
+      <dl class="dp-grid">
+        <dt>{e(t("cdf.metrics.ks", lang))}</dt>
+        <dd><span class="dp-cdf-ks">{g(m.ks)}</span> ({none})</dd>
+        <dt>{e(t("cdf.metrics.w1", lang))}</dt>
+        <dd><span class="dp-cdf-w1">{g(m.w1)}</span>{w1_unit}</dd>
+        <dt>{e(t("cdf.metrics.energy", lang))}</dt>
+        <dd><span class="dp-cdf-energy">{g(m.energy)}</span>{en_unit}</dd>
+      </dl>
+      <p class="dp-note dp-muted">{e(t("cdf.metrics.not_private", lang))}</p>
+    </section>"""
+
+
+def _mechanism(rel: Any, lang: str) -> str:
+    return t(f"cdf.mech.{rel.mechanism}", lang)
+
+
+def _total_row(state: CDFState, lang: str) -> str:
+    led = state.ledger()
+    comp = led.composition
+    rule = t(f"cdf.rule.{led.rule}", lang)
+    detail = ""
+    if led.rule in ("gdp", "mixed"):
+        detail = t("cdf.rule.gdp_detail", lang, mu=g(comp.mu, 6), delta=g(state.delta, 6))
+    basic = t("cdf.rule.basic_compare", lang, eps=g(comp.basic_eps, 6),
+              delta=g(comp.basic_delta, 6))
+    label = e(state.source_label(led.source)[0])
+    label = e(msg(state.source_label(led.source), lang))
+    exposed = ""
+    if led.exposed != led.releases:
+        exposed = (f'<div class="dp-muted">'
+                   f'{e(tp("cdf.privacy.exposed", led.exposed, lang))}</div>')
+    return f"""
+        <dt>{e(t("cdf.privacy.source", lang))}</dt><dd>{label}</dd>
+        <dt>{e(tp("cdf.privacy.total", led.releases, lang))}</dt>
+        <dd class="dp-big">ε = <span class="dp-cdf-total-eps">{g(led.total.eps, 6)}</span>,
+            δ = <span class="dp-cdf-total-delta">{g(led.total.delta, 6)}</span></dd>
+        <dt>{e(t("cdf.privacy.rule", lang))}</dt>
+        <dd><span class="dp-cdf-rule">{e(rule)}</span>{exposed}
+          <div class="dp-muted">{e(detail)}</div>
+          <div class="dp-muted dp-cdf-basic">{e(basic)}</div></dd>"""
+
+
+def privacy_html(state: CDFState, lang: str) -> str:
+    """This release's guarantee, the data source's ledger, clip counts (teacher view only)."""
+    est = state.current()
+    rel = est.release
+    info = state.degree_info()
+    rows = []
+    if state.method == "all":
+        rows.append(f"<dt>{e(t('cdf.privacy.this_all', lang))}</dt><dd>"
+                    f"{e(tp('cdf.privacy.each', len(METHODS), lang))}: ε = "
+                    f'<span class="dp-cdf-eps">{g(rel.eps, 6)}</span>, δ ≤ '
+                    f'<span class="dp-cdf-delta">{g(state.delta, 6)}</span></dd>')
+    else:
+        rows.append(f"<dt>{e(t('cdf.privacy.this', lang))}</dt><dd>ε = "
+                    f'<span class="dp-cdf-eps">{g(rel.eps, 6)}</span>, δ = '
+                    f'<span class="dp-cdf-delta">{g(rel.delta, 6)}</span></dd>')
+        mu = ""
+        if rel.mechanism in ("gaussian", "gaussian_split"):
+            mu = "; " + t("cdf.privacy.mu", lang, mu=g(rel.sensitivity / rel.noise_scale, 6))
+        rows.append(
+            f"<dt>{e(t('cdf.privacy.mechanism', lang))}</dt><dd>{e(_mechanism(rel, lang))}; "
+            f"{e(tp('cdf.privacy.released', int(rel.values.size), lang))}; "
+            f"{e(t('cdf.privacy.sensitivity', lang, norm=rel.norm, value=g(rel.sensitivity, 6)))}"
+            f"{e(mu)}</dd>")
+    if info.available:
+        rows.append(
+            f"<dt>{e(t('cdf.privacy.degree', lang))}</dt>"
+            f'<dd><span class="dp-cdf-degree">{info.in_use}</span> '
+            f'<span class="dp-muted">({e(t("cdf.privacy.degree_free", lang))})</span></dd>')
+    rows.append(_total_row(state, lang))
+    if state.teacher:
+        clip = (f'<div class="dp-cdf-teacher-box dp-cdf-clip" role="note">'
+                f"<strong>{e(t('cdf.teacher.title', lang))}</strong> "
+                f"{e(t('cdf.teacher.clipped', lang, below=n_text(rel.n_below, lang), above=n_text(rel.n_above, lang), n=n_text(rel.n, lang)))}"  # noqa: E501
+                f"<br>{e(t('cdf.teacher.why', lang))}</div>")
+    else:
+        clip = f'<p class="dp-muted dp-cdf-clip-hidden">{e(t("cdf.teacher.hidden", lang))}</p>'
+    return f"""
+    <section class="dp-card" aria-labelledby="dp-cdf-privacy-title">
+      <h2 id="dp-cdf-privacy-title">{e(t("cdf.privacy.title", lang))}</h2>
+      <dl class="dp-grid">{"".join(rows)}</dl>
+      {clip}
+      <p class="dp-note">{e(t("cdf.privacy.what_private", lang))}</p>
+    </section>"""
+
+
+def sources_html(state: CDFState, lang: str) -> str:
+    """Every data source used in this session, each with its own ledger."""
+    try:
+        current = state.data().source
+    except DataUnavailable:
+        current = None
+    rows = []
+    for src in state.sources():
+        led = state.ledger(src)
+        cls = ' class="dp-cdf-current-row"' if src == current else ""
+        rows.append(
+            f"<tr{cls}><td>{e(msg(state.source_label(src), lang))}</td>"
+            f"<td>{led.releases:,}</td><td>{g(led.total.eps, 6)}</td>"
+            f"<td>{g(led.total.delta, 6)}</td><td>{e(t(f'cdf.rule.{led.rule}', lang))}</td></tr>")
+    if not rows:
+        return ""
+    return f"""
+    <table class="dp-cdf-sources">
+      <caption>{e(t("cdf.sources.caption", lang, delta=g(state.delta, 6)))}</caption>
+      <thead><tr><th scope="col">{e(t("cdf.sources.source", lang))}</th>
+        <th scope="col">{e(t("cdf.sources.releases", lang))}</th>
+        <th scope="col">ε</th><th scope="col">δ</th>
+        <th scope="col">{e(t("cdf.sources.rule", lang))}</th></tr></thead>
+      <tbody>{"".join(rows)}</tbody>
+    </table>"""
+
+
+def table_html(state: CDFState, lang: str, rows: list[MethodRow] | None = None) -> str:
+    """Text equivalent of the plot: the CDFs where the reference reaches 10..90 %."""
+    unit = state.unit()
+    u = e(unit_text(unit, lang))
+    ref = e(t("cdf.legend.reference", lang))
+    pts = state.table_points()
+    if rows:
+        heads = "".join(f'<th scope="col">{e(method_short(r.method, lang))}</th>' for r in rows)
+        body = []
+        for x, _, fr in pts:
+            vals = "".join(f"<td>{g(float(r.est([x])[0]))}</td>" for r in rows)
+            body.append(f"<tr><td>{g(x, 5)}</td>{vals}<td>{g(fr)}</td></tr>")
+    else:
+        heads = f'<th scope="col">{e(t("cdf.legend.private", lang))}</th>'
+        body = [f"<tr><td>{g(x, 5)}</td><td>{g(fp)}</td><td>{g(fr)}</td></tr>"
+                for x, fp, fr in pts]
+    return f"""
+    <table class="dp-cdf-table">
+      <caption>{e(t("cdf.table.caption", lang))}</caption>
+      <thead><tr><th scope="col">x ({u})</th>{heads}<th scope="col">{ref}</th></tr></thead>
+      <tbody>{"".join(body)}</tbody>
+    </table>"""
+
+
+def compare_html(state: CDFState, rows: list[MethodRow], lang: str) -> str:
+    """Methods side by side: KS, W1, energy, time, guarantee (each method its own release)."""
+    unit = state.unit()
+    none = t("cdf.unit.none", lang)
+    w_unit = unit_text(unit, lang) if unit else none
+    en_unit = f"√{unit_text(unit, lang)}" if unit else none
+    body = []
+    for r in rows:
+        rel = r.est.release
+        deg = f" (K = {r.est.degree})" if r.est.degree is not None else ""
+        body.append(
+            f"<tr><td>{e(method_short(r.method, lang))}{e(deg)}</td>"
+            f'<td class="dp-cdf-compare-ks">{g(r.metrics.ks)}</td><td>{g(r.metrics.w1)}</td>'
+            f"<td>{g(r.metrics.energy)}</td><td>{ms(r.seconds)}</td>"
+            f"<td>{g(rel.eps, 6)}</td><td>{g(rel.delta, 6)}</td></tr>")
+    return f"""
+    <table class="dp-cdf-compare">
+      <caption>{e(t("cdf.compare.caption", lang))}</caption>
+      <thead><tr><th scope="col">{e(t("cdf.compare.method", lang))}</th>
+        <th scope="col">KS ({e(none)})</th><th scope="col">W1 ({e(w_unit)})</th>
+        <th scope="col">{e(t("cdf.compare.energy", lang))} ({e(en_unit)})</th>
+        <th scope="col">{e(t("cdf.compare.time", lang))}</th>
+        <th scope="col">ε</th><th scope="col">δ</th></tr></thead>
+      <tbody>{"".join(body)}</tbody>
+    </table>
+    <p class="dp-muted">{e(t("cdf.compare.note", lang))}</p>"""
+
+
+def degree_status_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
+    """Above the slider: which degree is in use and why; or why there is no degree."""
+    if not info.available:
+        if info.reason == "histogram":
+            plan = state.auto_plan()
+            n = state.data_n()
+            bins = plan.k_max if plan is not None else 0
+            text = t("cdf.degree.histogram", lang, neps=g(n * state.eps, 6), bins=bins)
+            return f'<div class="dp-cdf-box dp-cdf-auto-hist" role="note">{e(text)}</div>'
+        if info.reason == "no_data":
+            return ""
+        text = t("cdf.degree.no_degree", lang, method=method_name(state.method, lang))
+        return f'<p class="dp-muted dp-cdf-no-degree">{e(text)}</p>'
+    if state.auto_degree:
+        text = t("cdf.degree.auto_on", lang, k=info.auto_k, kmax=info.k_max)
+    else:
+        text = t("cdf.degree.fixed", lang, k=info.in_use, auto=info.auto_k, kmax=info.k_max)
+    capped = ""
+    if info.capped:
+        capped = (f'<p class="dp-warn">'
+                  f"{e(t('cdf.degree.capped', lang, asked=state.degree, kmax=info.k_max))}</p>")
+    return f'<p class="dp-cdf-degree-status">{e(text)}</p>{capped}'
+
+
+def degree_side_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
+    """Short status next to the slider (the long explanations sit in the main area)."""
+    if info.available:
+        return degree_status_html(state, info, lang)
+    if info.reason == "no_data":
+        return ""
+    key = "cdf.degree.side_hist" if info.reason == "histogram" else "cdf.degree.side_none"
+    return f'<p class="dp-muted dp-cdf-small">{e(t(key, lang))}</p>'
+
+
+def degree_table_html(errs: DegreeErrors, info: DegreeInfo, lang: str) -> str:
+    """Text equivalent of the error-vs-degree plot (a few degrees and the ones that matter)."""
+    ks = sorted({0, 1, 2, 4, 8, 16, 32, info.k_max, info.in_use, info.auto_k,
+                 errs.best_expected} & set(range(info.k_max + 1)))
+    body = []
+    for k in ks:
+        marks = []
+        if k == info.in_use:
+            marks.append(t("cdf.dplot.mark_current", lang))
+        if k == info.auto_k:
+            marks.append(t("cdf.dplot.mark_auto", lang))
+        if k == errs.best_expected:
+            marks.append(t("cdf.dplot.mark_best", lang))
+        cls = ' class="dp-cdf-current-row"' if k == info.in_use else ""
+        tr = errs.trunc_est[k]
+        body.append(
+            f"<tr{cls}><td>{k}</td><td>{g(max(tr, 0.0), 3)}</td><td>{g(errs.noise[k], 3)}</td>"
+            f"<td>{g(errs.expected[k], 3)}</td><td>{g(errs.realised[k], 3)}</td>"
+            f"<td>{e(', '.join(marks))}</td></tr>")
+    return f"""
+    <table class="dp-cdf-degree-table">
+      <caption>{e(t("cdf.dplot.caption", lang))}</caption>
+      <thead><tr><th scope="col">K</th><th scope="col">{e(t("cdf.dplot.trunc", lang))}</th>
+        <th scope="col">{e(t("cdf.dplot.noise", lang))}</th>
+        <th scope="col">{e(t("cdf.dplot.expected", lang))}</th>
+        <th scope="col">{e(t("cdf.dplot.realised", lang))}</th><th></th></tr></thead>
+      <tbody>{"".join(body)}</tbody>
+    </table>
+    <p class="dp-muted">{e(t("cdf.dplot.explain", lang))}</p>"""
+
+
+def stream_html(state: CDFState, steps: list[StreamStep], lang: str) -> str:
+    """The stream / sites table: error and privacy of PP (merge) and AQ (re-run) per step."""
+    mode = state.stream_mode
+    if not steps:
+        return f'<p class="dp-muted">{e(t(f"cdf.stream.empty.{mode}", lang))}</p>'
+    body = []
+    for s in steps:
+        body.append(
+            f"<tr><td>{s.batch}</td><td>{s.seen:,}</td>"
+            f"<td>{g(s.pp.ks)}</td><td>{g(s.pp_cost.eps, 4)}</td><td>{s.batch_size:,}</td>"
+            f"<td>{ms(s.pp_seconds)}</td>"
+            f"<td>{g(s.aq.ks)}</td><td>{g(s.aq_cost.eps, 4)}</td><td>{s.seen:,}</td>"
+            f"<td>{ms(s.aq_seconds)}</td></tr>")
+    last = steps[-1]
+    summary = t(f"cdf.stream.summary.{mode}", lang, k=last.batch, pp_eps=g(last.pp_cost.eps, 4),
+                aq_eps=g(last.aq_cost.eps, 4), pp_n=f"{last.batch_size:,}",
+                aq_n=f"{last.seen:,}")
+    return f"""
+    <p class="dp-cdf-stream-summary">{e(summary)}</p>
+    <table class="dp-cdf-stream-table">
+      <caption>{e(t(f"cdf.stream.caption.{mode}", lang, delta=g(state.delta, 6)))}</caption>
+      <thead>
+        <tr><th scope="col" rowspan="2">{e(t(f"cdf.stream.col.step.{mode}", lang))}</th>
+          <th scope="col" rowspan="2">{e(t("cdf.stream.col.seen", lang))}</th>
+          <th scope="colgroup" colspan="4">{e(t("cdf.stream.col.pp", lang))}</th>
+          <th scope="colgroup" colspan="4">{e(t("cdf.stream.col.aq", lang))}</th></tr>
+        <tr><th scope="col">KS</th><th scope="col">{e(t("cdf.stream.col.eps", lang))}</th>
+          <th scope="col">{e(t("cdf.stream.col.touched", lang))}</th>
+          <th scope="col">{e(t("cdf.compare.time", lang))}</th>
+          <th scope="col">KS</th><th scope="col">{e(t("cdf.stream.col.eps", lang))}</th>
+          <th scope="col">{e(t("cdf.stream.col.touched", lang))}</th>
+          <th scope="col">{e(t("cdf.compare.time", lang))}</th></tr></thead>
+      <tbody>{"".join(body)}</tbody>
+    </table>
+    <p class="dp-muted">{e(t(f"cdf.stream.explain.{mode}", lang))}</p>"""
+
+
+def upload_status_html(state: CDFState, lang: str, error: Message | None = None) -> str:
+    """What happened to the upload, the column's problem if any, and the bounds warning."""
+    parts = []
+    if error is not None:
+        parts.append(error_html(error, lang))
+    up = state.upload
+    if up is not None:
+        parts.append(
+            f'<p class="dp-cdf-small dp-cdf-upload-ok">'
+            f"{e(t('cdf.up.loaded', lang, name=up.filename, rows=f'{up.rows:,}', cols=len(up.columns)))}"  # noqa: E501
+            f"</p>")
+        if state.dataset == UPLOAD:
+            prob = state.upload_problem()
+            if prob is not None:
+                parts.append(error_html(prob, lang))
+    return "".join(parts)
+
+
+def notices_html(notices: list[Message], lang: str) -> str:
+    if not notices:
+        return ""
+    items = "".join(f"<li>{e(msg(m, lang))}</li>" for m in notices)
+    return (f'<div class="dp-notice" role="alert"><strong>{e(t("cdf.url.title", lang))}</strong>'
+            f"<ul>{items}</ul></div>")
+
+
+def data_note_html(state: CDFState, lang: str) -> str:
+    """One line on the current data: n, bounds, unit, and what the reference is."""
+    try:
+        d = state.data()
+    except DataUnavailable as exc:
+        return error_html((exc.key, exc.fmt), lang)
+    lo, hi = d.bounds
+    fields = {"n": n_text(d.n, lang), "lo": g(lo, 6), "hi": g(hi, 6),
+              "unit": unit_text(state.unit(), lang)}
+    if d.synthetic:
+        text = t("cdf.data.note_syn", lang, seed=state.data_seed, **fields)
+    else:
+        text = t("cdf.data.note", lang, **fields)
+    return f'<p class="dp-cdf-small dp-cdf-data-note">{e(text)}</p>'
