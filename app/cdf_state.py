@@ -865,7 +865,7 @@ class CDFState(param.Parameterized):
                 if url_name not in args:
                     continue
                 raw = args[url_name]
-                if url_name == "n" and args.get("data", self.dataset) not in SYNTHETIC:
+                if url_name == "n" and not self.is_synthetic:
                     continue  # real data: n is the size of the data set
                 if url_name == "data" and raw == UPLOAD:
                     notices.append(("cdf.url.upload", {}))

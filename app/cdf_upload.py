@@ -160,7 +160,7 @@ def parse(filename: str, data: bytes) -> UploadTable:
         raise UploadError("cdf.up.err.empty")
     text = decode(data)
     delim = _dialect(text[:65536])
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
     rows: list[tuple[int, list[str]]] = []
     try:
         for row in reader:

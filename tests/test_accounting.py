@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpcore import accounting as acc
 from dpcore import gaussian
@@ -72,3 +74,92 @@ def test_basic_and_parallel() -> None:
 def test_bad_input(fn, args, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         fn(*args)
+
+
+# ---- mixed ledgers: Step, compose, Composition.at_delta, parallel_worst, sequential -----------
+def _calibrated(eps: float, delta: float, sens: float = 1.0) -> acc.Step:
+    sigma = gaussian.calibrate_sigma(eps, delta, sens)
+    return acc.Step.gaussian(sens, sigma, eps, delta)
+
+
+def test_one_calibrated_gaussian_reads_back_its_own_eps() -> None:
+    # sigma is calibrated for (eps, delta); mu-GDP read at delta gives eps back (conservatively).
+    for eps, delta in [(1.0, 1e-6), (0.1, 1e-5), (5.0, 1e-12), (0.01, 0.05)]:
+        g = acc.compose([_calibrated(eps, delta, 1e-4)]).at_delta(delta)
+        assert g.eps <= eps * (1 + 1e-12)
+        assert g.eps == pytest.approx(eps, rel=1e-9)
+        assert g.delta == delta
+
+
+def test_three_gaussian_releases_compose_exactly() -> None:
+    # Three releases at (1, 1e-6): one Gaussian with sigma / sqrt(3).  Reference value made with
+    # dpcore.gaussian.epsilon (exact Balle-Wang profile, itself checked against mpmath).
+    s = [_calibrated(1.0, 1e-6, 1e-4) for _ in range(3)]
+    c = acc.compose(s)
+    sigma = gaussian.calibrate_sigma(1.0, 1e-6, 1e-4)
+    assert c.mu == pytest.approx(math.sqrt(3) * 1e-4 / sigma, rel=1e-15)
+    g = c.at_delta(1e-6)
+    assert g.eps == pytest.approx(gaussian.epsilon(1e-6, 1e-4, sigma / math.sqrt(3)), rel=1e-12)
+    assert 1.81 < g.eps < 1.82  # far below the basic 3
+    assert (c.basic_eps, c.basic_delta) == (pytest.approx(3.0), pytest.approx(3e-6))
+    assert c.count == c.gaussian_count == 3
+    assert "GDP" in g.how
+
+
+def test_mixed_and_pure_compositions() -> None:
+    pure = [acc.Step(0.5, 0.0), acc.Step(0.25, 0.0)]
+    c = acc.compose(pure)
+    g = c.at_delta(1e-6)
+    assert (g.eps, g.delta) == (0.75, 0.0) and "basic" in g.how
+    mixed = acc.compose([*pure, _calibrated(1.0, 1e-6), acc.Step(0.1, 1e-7)])
+    g = mixed.at_delta(1e-6)
+    assert g.eps == pytest.approx(0.85 + 1.0, rel=1e-9)
+    assert g.delta == pytest.approx(1e-6 + 1e-7)
+    assert mixed.count == 4 and mixed.gaussian_count == 1
+    empty = acc.compose([])
+    g0 = empty.at_delta(1e-6)
+    assert (g0.eps, g0.delta) == (0.0, 0.0)
+
+
+def test_parallel_worst_and_sequential() -> None:
+    a = acc.compose([_calibrated(1.0, 1e-6), acc.Step(1.0, 0.0)])
+    b = acc.compose([acc.Step(1.0, 0.0), acc.Step(1.0, 0.0), acc.Step(1.0, 0.0)])
+    w = acc.parallel_worst([a, b])
+    assert w.mu == a.mu and w.eps_other == 3.0 and w.count == 3
+    # the bound holds for every part
+    for part in (a, b):
+        assert part.at_delta(1e-6).eps <= w.at_delta(1e-6).eps
+    seq = acc.sequential([a, b])
+    assert seq.count == 5 and seq.eps_other == 4.0 and seq.mu == pytest.approx(a.mu)
+    assert seq.at_delta(1e-6).eps == pytest.approx(acc.compose(
+        [_calibrated(1.0, 1e-6), *[acc.Step(1.0, 0.0)] * 4]).at_delta(1e-6).eps, rel=1e-12)
+    with pytest.raises(ValueError, match="at least one"):
+        acc.parallel_worst([])
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: acc.Step(-1.0, 0.0), "eps"),
+        (lambda: acc.Step(1.0, 2.0), "delta"),
+        (lambda: acc.Step(1.0, 0.0, -0.1), "mu"),
+        (lambda: acc.compose([acc.Step(1.0, 0.0)]).at_delta(0.0), "delta"),
+        (lambda: acc.compose([acc.Step(1.0, 0.0)]).at_delta(1.0), "delta"),
+    ],
+)
+def test_mixed_bad_input(make, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+@given(st.lists(st.tuples(st.floats(0.05, 5.0), st.floats(-12.0, -2.0)), min_size=1,
+                max_size=8))
+@settings(max_examples=60, deadline=None)
+def test_gdp_total_never_exceeds_basic(releases: list[tuple[float, float]]) -> None:
+    # Exact composition of Gaussians is the tightest valid guarantee: read at delta = sum delta_i
+    # it can never exceed basic composition's sum eps_i.
+    steps = [_calibrated(e, 10.0**ld) for e, ld in releases]
+    c = acc.compose(steps)
+    total_delta = math.fsum(10.0**ld for _, ld in releases)
+    if total_delta < 1.0:
+        assert c.at_delta(total_delta).eps <= c.basic_eps * (1 + 1e-9)
