@@ -91,10 +91,15 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from app.hardening import parse_frame_ancestors
     from app.server import serve
 
     serve(address=args.address, port=args.port,
-          allow_websocket_origin=args.allow_websocket_origin or None, show=args.show)
+          allow_websocket_origin=args.allow_websocket_origin or None, show=args.show,
+          prefix=args.prefix, max_sessions=args.max_sessions,
+          max_message_bytes=args.max_message_bytes,
+          frame_ancestors=parse_frame_ancestors(args.frame_ancestors),
+          worker=args.worker_name)
     return 0
 
 
@@ -108,6 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--allow-websocket-origin", action="append", metavar="HOST[:PORT]",
                    help="extra allowed origin (repeatable), e.g. course.example.org")
     s.add_argument("--show", action="store_true", help="open a browser")
+    s.add_argument("--prefix", default="", help="URL prefix behind a reverse proxy, e.g. /dplab")
+    s.add_argument("--max-sessions", type=int, default=None, metavar="N",
+                   help="sessions in this process before 'the class is full' (default 150)")
+    s.add_argument("--max-message-bytes", type=int, default=None, metavar="BYTES",
+                   help="largest websocket message from a browser (default 2 MiB)")
+    s.add_argument("--frame-ancestors", default="", metavar="SOURCES",
+                   help="who may embed the pages in a frame, e.g. https://lms.example.org "
+                        "(default: only this site)")
+    s.add_argument("--worker-name", default=None, help="name in the log lines")
     s.set_defaults(func=_serve)
 
     lang = dict(choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="output language (ko, en)")

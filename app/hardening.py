@@ -27,8 +27,9 @@ import tornado.web
 from app.i18n import LANGUAGES, t
 
 DEFAULT_MAX_SESSIONS = 150
-# Browsers send small PATCH-DOC messages (a widget value); nothing here uploads files.
-DEFAULT_MAX_MESSAGE_BYTES = 1 << 20
+# Browsers send small PATCH-DOC messages (a widget value), except the CDF page's upload: 1 MiB
+# chunks as base64 (~1.4 MB per message, app/cdf_widgets.py). 2 MiB leaves room for both.
+DEFAULT_MAX_MESSAGE_BYTES = 2 << 20
 RETRY_AFTER_S = 15
 
 LOG = logging.getLogger("dplab.server")

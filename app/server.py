@@ -41,7 +41,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
           allow_websocket_origin: list[str] | None = None, show: bool = False, *,
           prefix: str = "", max_sessions: int | None = None,
           max_message_bytes: int | None = None, frame_ancestors: list[str] | None = None,
-          worker: str | None = None, behind_proxy: bool = False) -> None:
+          worker: str | None = None) -> None:
     """Start the server and block. Never debug or autoreload (production and tests alike).
 
     ``allow_websocket_origin``: the browser-facing host[:port] names (e.g. the balancer's); only
@@ -50,8 +50,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     request gets the "class is full" page (HTTP 503). ``max_message_bytes``: largest websocket
     message accepted from a browser. ``frame_ancestors``: CSP sources that may frame the pages
     (default ``'self'``; an LMS: ``https://lms.example.org``). ``worker``: name in the page-run
-    log lines. ``behind_proxy``: trust X-Forwarded-* (only when a balancer is in front).
-    See app/hardening.py.
+    log lines. See app/hardening.py.
     """
     # Never CDN or inline resources: both make the browser fetch from the internet.
     if os.environ.get("BOKEH_RESOURCES", "server") != "server":
@@ -84,7 +83,6 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         verbose=True,
         prefix=prefix.strip("/"),
         websocket_max_message_size=msg_bytes,
-        use_xheaders=behind_proxy,
     )
     server._tornado.transforms.append(
         hardening.header_transform(hardening.security_headers(frame_ancestors or ["'self'"])))
