@@ -19,6 +19,7 @@ import html
 import json
 import logging
 import random
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -76,6 +77,11 @@ def content_security_policy(frame_ancestors: Sequence[str] = ("'self'",)) -> str
     ])
 
 
+# 'self' | 'none' | scheme: | [scheme://][*.]host[:port][/path]
+_CSP_SOURCE = re.compile(r"'self'|'none'|[a-z][a-z0-9+.-]*:|"
+                         r"([a-z][a-z0-9+.-]*://)?(\*\.)?[A-Za-z0-9.-]+(:(\d+|\*))?(/[^\s'\"<>]*)?")
+
+
 def parse_frame_ancestors(value: str | None) -> list[str]:
     """``DPLAB_FRAME_ANCESTORS``: space/comma separated sources, e.g. ``https://lms.example.org``.
 
@@ -84,12 +90,15 @@ def parse_frame_ancestors(value: str | None) -> list[str]:
     """
     if not value or not value.strip():
         return ["'self'"]
+    if any(c in value for c in "\r\n;"):
+        raise ValueError("frame ancestors: one line of CSP sources, without ';'")
     out = []
     for part in value.replace(",", " ").split():
         if part in ("self", "none"):
             part = f"'{part}'"
-        if any(c in part for c in ";\r\n\"<>"):
-            raise ValueError(f"frame ancestor {part!r} is not a CSP source")
+        if not _CSP_SOURCE.fullmatch(part):
+            raise ValueError(f"frame ancestor {part!r} is not a CSP source "
+                             "(e.g. https://lms.example.org)")
         out.append(part)
     return out
 
