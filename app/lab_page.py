@@ -21,7 +21,7 @@ from bokeh.events import Tap
 from bokeh.models import ColumnDataSource, Label, Range1d, Span, Title
 from bokeh.plotting import figure
 
-from app import layout
+from app import export, layout
 from app.i18n import request_language, t
 from app.lab_compute import (
     CurveView,
@@ -43,12 +43,10 @@ PLOT_PAUSE_MS = 150
 
 log = logging.getLogger(__name__)
 
-C_D0 = "#0072b2"  # blue
-C_D1 = "#cc79a7"  # reddish purple
-C_CLAIM = "#d55e00"  # orange (the issue asks for an orange claimed-delta line)
-C_CURVE = "#1b1b1b"
-C_LAPLACE = "#009e73"  # bluish green
-C_CLASSIC = "#6b6b6b"
+# Line and text colours per theme: app.layout.PALETTES (contrast-tested for both themes).
+PLOT_HEIGHT = 400
+# Projector (size=large): the card strip and both plots fit 1920x1080 together.
+PLOT_HEIGHT_LARGE = 560
 
 SIGMA_LOG_RANGE = (-3.0, 3.0)
 EPS_SLIDER_MAX = 20.0
@@ -80,13 +78,13 @@ def fmt_num(x: float, digits: int = 10) -> str:
     return f"{x:.{digits}g}"
 
 
-def fmt_prob(p: float, log_p: float) -> str:
+def fmt_prob(p: float, log_p: float, digits: int = 8) -> str:
     """A probability, with its log10 when the double underflows or is tiny."""
     if log_p == -math.inf:
         return "0"
     if p == 0 or p < 1e-300:
-        return f"10^{log_p / math.log(10):.4f}"
-    return f"{p:.8g}"
+        return f"10^{log_p / math.log(10):.{max(2, digits - 4)}f}"
+    return f"{p:.{digits}g}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,13 +104,40 @@ def _sens_formula(query: str, n: int, B: float, lang: str) -> str:
     }[query] + " — " + t(f"lab.card.sens_why.{query}", lang)
 
 
-def card_html(state: LabState, cert: Any, lang: str) -> str:
-    """Certification card. ``cert`` is a dpcore Certification for the state's release."""
+# Verdict kind -> (message key, mark). A new verdict (e.g. "too close to call") is one more
+# entry here and one more branch in verdict_kind(); its CSS class is the kind itself.
+VERDICTS: dict[str, tuple[str, str]] = {
+    "pass": ("lab.verdict.pass", "✓"),
+    "fail": ("lab.verdict.fail", "✗"),
+}
+
+# Short names of the controls, for the stale-card note (language-neutral symbols).
+FIELD_SYMBOLS = {"query": "q", "n": "n", "B": "B", "sigma": "σ", "eps": "ε", "delta": "δ",
+                 "data": "D", "record": "i", "replacement": "v", "eps_lo": "ε₁", "eps_hi": "ε₂",
+                 "sim_n": "N"}
+
+
+def verdict_kind(cert: Any) -> str:
+    return "pass" if cert.passes else "fail"
+
+
+def underflow_approx(log10_delta: float) -> str:
+    """``10^−2223595.49``: an underflowed δ's size, from its exact log10 (2 decimals)."""
+    return f"10^{log10_delta:.2f}".replace("-", "\u2212")
+
+
+def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) -> str:
+    """Certification card. ``cert`` is a dpcore Certification for the state's release.
+
+    ``folded``: the secondary parts (flags, errors, calibration, neighbours) start closed
+    (projector view). While ``state.errors`` holds a rejected input the card carries the class
+    ``dp-stale`` and says that it shows the last valid values.
+    """
     unit = _unit(lang, cert.unit)
     u = html.escape(unit)
-    verdict_word = t("lab.verdict.pass" if cert.passes else "lab.verdict.fail", lang)
-    vcls = "pass" if cert.passes else "fail"
-    mark = "✓" if cert.passes else "✗"
+    kind = verdict_kind(cert)
+    word_key, mark = VERDICTS[kind]
+    verdict_word = t(word_key, lang)
     reason = t(f"lab.reason.{cert.reason}", lang)
     yes, no = t("common.yes", lang), t("common.no", lang)
 
@@ -162,8 +187,14 @@ def card_html(state: LabState, cert: Any, lang: str) -> str:
     if cert.underflow:
         underflow_note = (f'<p class="dp-note dp-warn">'
                           f'{html.escape(t("lab.card.underflow_note", lang))}</p>')
+        # The double is 0, the number is not: the badge and the size from the exact log10
+        # are as large as the "0" itself.
+        underflow_badge = (
+            f' <span class="dp-badge dp-underflow-badge">'
+            f'({html.escape(t("lab.card.underflow_badge", lang))})</span>'
+            f' <span class="dp-approx">≈ {underflow_approx(cert.log10_delta)}</span>')
     else:
-        underflow_note = ""
+        underflow_note = underflow_badge = ""
     classic_note = t("lab.card.classic_proven" if cert.classic_proven
                      else "lab.card.classic_unproven", lang)
     exact = cert.exact_sigma
@@ -178,12 +209,19 @@ def card_html(state: LabState, cert: Any, lang: str) -> str:
           <dd class="dp-classic-sigma">{fmt_num(cert.classic_sigma, 8)} {u}
             <span class="dp-muted">({html.escape(classic_note)})</span></dd>
         </dl>"""
+    stale = ""
+    if state.errors:
+        fields = ", ".join(FIELD_SYMBOLS.get(c, c) for c in state.errors)
+        stale = (f'<p class="dp-stale-note" role="status"><span aria-hidden="true">⏸</span> '
+                 f'{html.escape(t("lab.card.stale", lang, fields=fields))}</p>')
     sens_formula = _sens_formula(cert.query, cert.n, cert.B, lang)
     required = fmt_delta(cert.required_delta)
     return f"""
-    <section class="dp-card" aria-labelledby="dp-card-title">
+    <section class="dp-card{' dp-stale' if stale else ''}" aria-labelledby="dp-card-title">
       <h2 id="dp-card-title">{html.escape(t("lab.card.title", lang))}</h2>
-      <p class="dp-verdict-box {vcls}" role="status">
+      {stale}
+      <div class="dp-card-top">
+      <p class="dp-verdict-box {kind}" role="status">
         <span class="dp-verdict">{mark} {html.escape(verdict_word)}</span>
         <span class="dp-reason">{html.escape(reason)}</span></p>
       <dl class="dp-grid dp-main-numbers">
@@ -195,14 +233,17 @@ def card_html(state: LabState, cert: Any, lang: str) -> str:
         <dd><span class="dp-sensitivity">{fmt_num(cert.sensitivity)}</span> {u}
           <div class="dp-muted">{html.escape(sens_formula)}</div></dd>
         <dt>{html.escape(t("lab.card.required", lang))}</dt>
-        <dd class="dp-big"><span class="dp-required-delta">{required}</span></dd>
+        <dd class="dp-big"><span class="dp-required-delta">{required}</span>{underflow_badge}</dd>
         <dt>{html.escape(t("lab.card.log10", lang))}</dt>
         <dd class="dp-big"><span class="dp-log10-delta">{fmt_log10(cert.log10_delta)}</span></dd>
         <dt>{html.escape(t("lab.card.claimed", lang))}</dt>
         <dd><span class="dp-claimed-delta">{html.escape(claimed)}</span>
           <span class="dp-muted">(log10 = {claimed_log})</span></dd>
       </dl>
+      </div>
       {underflow_note}
+      <details class="dp-more"{'' if folded else ' open'}>
+      <summary>{html.escape(t("lab.card.more", lang))}</summary>
       <h3>{html.escape(t("lab.card.flags", lang))}</h3>
       <dl class="dp-grid">{flag_rows}</dl>
       <h3>{html.escape(t("lab.card.errors", lang))}</h3>
@@ -216,6 +257,7 @@ def card_html(state: LabState, cert: Any, lang: str) -> str:
       <h3>{html.escape(t("lab.card.calibration", lang, delta=claimed))}</h3>
       {calib}
       {local}
+      </details>
     </section>"""
 
 
@@ -240,11 +282,50 @@ CARD_CSS = """
 .dp-note { font-size: .95em; margin: .4em 0; }
 .dp-warn { border-left: 5px solid #d55e00; padding-left: .6em; }
 .dp-text { font-size: 1em; line-height: 1.45; }
-.dp-text table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.dp-text table { border-collapse: collapse; font-variant-numeric: tabular-nums;
+                 display: block; max-width: 100%; overflow-x: auto; }
 .dp-text th, .dp-text td { padding: 2px 10px; border-bottom: 1px solid #8884; text-align: right; }
 .dp-text th:first-child, .dp-text td:first-child { text-align: left; }
 .dp-error { color: #b3261e; font-weight: 600; }
 .dp-notice { border: 3px solid #d55e00; border-radius: 8px; padding: .4em .8em; }
+.dp-badge { display: inline-block; font-family: system-ui, sans-serif; font-size: .62em;
+            font-weight: 700; padding: .1em .5em; border: 2px solid #d55e00; border-radius: 1em;
+            vertical-align: middle; }
+.dp-approx { white-space: nowrap; }
+.dp-stale-note { border: 3px dashed #d55e00; border-radius: 8px; padding: .35em .7em;
+                 margin: 0 0 .6em 0; font-weight: 600; }
+.dp-stale .dp-card-top { opacity: .6; }
+details.dp-more > summary, details.dp-fold > summary { cursor: pointer; font-weight: 600;
+  padding: .3em 0; min-height: 32px; }
+details > summary:focus-visible { outline: 3px solid #d55e00; outline-offset: 2px; }
+details.dp-fold { margin: .2em 0; }
+@media print {
+  .dp-card, .dp-text { color: #000; }
+  details > summary { display: none; }
+}
+"""
+
+# Projector view: the verdict box beside the main numbers (one strip above the two plots).
+PROJECTOR_CSS = """
+.dp-card h2 { font-size: 1.1em; margin: 0 0 .2em 0; }
+.dp-card-top { display: grid; grid-template-columns: minmax(12em, 1fr) 2.2fr; gap: .3em 1.4em;
+               align-items: start; }
+.dp-verdict-box { margin: 0; }
+.dp-main-numbers { gap: .1em 1em; }
+.dp-main-numbers div.dp-muted { display: none; }
+.dp-reason { font-size: .85em; }
+"""
+
+
+def card_theme_css(pal: layout.Palette) -> str:
+    """Verdict and warning colours of the theme (text ≥ 4.5:1 against the page background)."""
+    return f"""
+.dp-verdict-box.pass {{ border-color: {pal.passed}; }}
+.dp-verdict-box.fail {{ border-color: {pal.failed}; }}
+.pass .dp-verdict {{ color: {pal.passed}; }}
+.fail .dp-verdict {{ color: {pal.failed}; }}
+.dp-error {{ color: {pal.failed}; }}
+.dp-warn, .dp-notice, .dp-stale-note, .dp-badge {{ border-color: {pal.claim}; }}
 """
 
 
@@ -332,12 +413,12 @@ def sim_text(sv: SimulationView, eps: float, lang: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # the page
 # ---------------------------------------------------------------------------------------------
-def _legend_below(fig: Any) -> None:
+def _legend_below(fig: Any, ncols: int = 2) -> None:
     # Below the plot: a legend inside the frame would hide the curves' peaks.
     leg = fig.legend[0]
     fig.center = [r for r in fig.center if r is not leg]
     leg.orientation = "horizontal"
-    leg.ncols = 2
+    leg.ncols = ncols
     leg.background_fill_alpha = 0.0
     leg.border_line_alpha = 0.0
     leg.click_policy = "none"
@@ -361,9 +442,11 @@ class LabPage(param.Parameterized):
     lang = param.Selector(default="ko", objects=["ko", "en"], doc="Page language.")
 
     def __init__(self, state: LabState | None = None, lang: str = "ko", large: bool = False,
-                 **params: Any) -> None:
+                 dark: bool = False, **params: Any) -> None:
         super().__init__(state=state or LabState(), lang=lang, **params)
         self._large = large
+        self._dark = dark
+        self.pal = layout.palette(dark)
         self.tour: Any = None  # a TourState when the guided tour is attached
         self._syncing = False
         self._pending_plots: set[str] = set()
@@ -378,6 +461,10 @@ class LabPage(param.Parameterized):
     # ---- widgets --------------------------------------------------------------------------
     def _tr(self, key: str, **fmt: Any) -> str:
         return t(key, self.lang, **fmt)
+
+    def _theme_css(self) -> list[str]:
+        """Stylesheets after CARD_CSS: theme colours, and the projector strip when large."""
+        return [card_theme_css(self.pal), *([PROJECTOR_CSS] if self._large else [])]
 
     def _text(self, control: str, value: str, label: str) -> tuple[_Text, pn.pane.HTML]:
         w = _Text(value=value, label=label, sizing_mode="stretch_width",
@@ -528,94 +615,103 @@ class LabPage(param.Parameterized):
     # ---- figures --------------------------------------------------------------------------
     def _build_figures(self) -> None:
         tools = "pan,wheel_zoom,box_zoom,reset,save"
+        p = self.pal
         # Projector mode: taller figures so that larger text leaves room for the curves.
-        fs = "17pt" if self._large else "13pt"
-        height = 540 if self._large else 380
+        fs = "15pt" if self._large else "12pt"
+        height = PLOT_HEIGHT_LARGE if self._large else PLOT_HEIGHT
         self.src_dens = ColumnDataSource(dict(x=[], p=[], q=[]))
         self.src_event = ColumnDataSource(dict(x=[], p=[], q=[], zero=[]))
         f = figure(height=height, sizing_mode="stretch_width", tools=tools,
                    x_range=Range1d(-4, 5), title=self._tr("lab.dens.title"))
-        f.varea("x", "zero", "p", source=self.src_event, fill_color=C_D0, fill_alpha=0.25,
+        f.varea("x", "zero", "p", source=self.src_event, fill_color=p.d0, fill_alpha=0.25,
                 legend_label=self._tr("lab.dens.legend_p0"))
         f.varea("x", "zero", "q", source=self.src_event, fill_alpha=0.0, hatch_pattern="/",
-                hatch_color=C_D1, hatch_alpha=0.7, legend_label=self._tr("lab.dens.legend_p1"))
-        f.line("x", "p", source=self.src_dens, line_width=4, color=C_D0,
+                hatch_color=p.d1, hatch_alpha=0.8, legend_label=self._tr("lab.dens.legend_p1"))
+        f.line("x", "p", source=self.src_dens, line_width=4, color=p.d0,
                legend_label=self._tr("lab.dens.legend_d0"))
-        f.line("x", "q", source=self.src_dens, line_width=4, color=C_D1, line_dash="dashed",
+        f.line("x", "q", source=self.src_dens, line_width=4, color=p.d1, line_dash="dashed",
                legend_label=self._tr("lab.dens.legend_d1"))
-        self.t_span = Span(location=0, dimension="height", line_color="#808080", line_width=3,
+        self.t_span = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
                            line_dash="dotdash")
         f.add_layout(self.t_span)
         self.t_label = Label(x=0, y=12, x_units="data", y_units="screen", text="",
-                             text_font_size=fs, x_offset=6, text_align="left", text_color="#111",
-                             background_fill_color="white", background_fill_alpha=0.85)
+                             text_font_size=fs, x_offset=6, text_align="left", text_color=p.text,
+                             background_fill_color=p.label_bg, background_fill_alpha=0.85)
         f.add_layout(self.t_label)
-        self.dens_sub = Title(text="", text_font_size=fs, text_font_style="normal")
+        # Two short subtitle lines instead of one that the plot's width cuts off.
+        self.dens_sub2 = Title(text="", text_font_size=fs, text_font_style="normal",
+                               text_color=p.text)
+        self.dens_sub = Title(text="", text_font_size=fs, text_font_style="normal",
+                              text_color=p.text)
+        f.add_layout(self.dens_sub2, "above")
         f.add_layout(self.dens_sub, "above")
         self.dens_note = Label(x=8, y=8, x_units="screen", y_units="screen", text="",
-                               text_font_size=fs, text_color="#8a3b00",
-                               background_fill_color="white", background_fill_alpha=0.9)
+                               text_font_size=fs, text_color=p.note,
+                               background_fill_color=p.label_bg, background_fill_alpha=0.9)
         f.add_layout(self.dens_note)
-        _legend_below(f)
+        _legend_below(f, 2)
         f.css_classes = ["dp-density-plot"]
-        self.fig_dens = layout.large_type(f, self._large)
+        self.fig_dens = layout.large_type(f, self._large, self._dark)
 
         self.src_curve = ColumnDataSource(dict(eps=[], y=[], lap=[], cl_in=[], cl_out=[]))
         self.src_claim = ColumnDataSource(dict(eps=[], y=[]))
         self.src_cur = ColumnDataSource(dict(eps=[], y=[]))
         c = figure(height=height, sizing_mode="stretch_width", tools=tools + ",tap",
                    x_range=Range1d(0, 10), title=self._tr("lab.curve.title"))
-        self.r_curve = c.line("eps", "y", source=self.src_curve, line_width=4, color=C_CURVE,
-                              legend_label=self._tr("lab.curve.legend_delta"))
-        self.r_lap = c.line("eps", "lap", source=self.src_curve, line_width=3, color=C_LAPLACE,
-                            line_dash="dotted", legend_label=self._tr("lab.overlay.laplace"))
+        # The claimed delta is drawn first: where it crosses the curve, the curve stays on top.
+        self.r_claim = c.line("eps", "y", source=self.src_claim, line_width=3, color=p.claim,
+                              line_dash="dashdot", legend_label=self._tr("lab.curve.legend_claim"))
+        self.r_lap = c.line("eps", "lap", source=self.src_curve, line_width=3, color=p.laplace,
+                            line_dash="dotted", legend_label=self._tr("lab.curve.legend_laplace"))
         self.r_cl_in = c.line("eps", "cl_in", source=self.src_curve, line_width=3,
-                              color=C_CLASSIC, line_dash="dashed",
+                              color=p.classic, line_dash="dashed",
                               legend_label=self._tr("lab.curve.legend_classic_in"))
         self.r_cl_out = c.line("eps", "cl_out", source=self.src_curve, line_width=2,
-                               color=C_CLASSIC, line_dash="dotted", line_alpha=0.6,
+                               color=p.classic, line_dash="dotted",
                                legend_label=self._tr("lab.curve.legend_classic_out"))
-        self.r_claim = c.line("eps", "y", source=self.src_claim, line_width=4, color=C_CLAIM,
-                              line_dash="dashdot", legend_label=self._tr("lab.curve.legend_claim"))
-        self.eps_span = Span(location=1, dimension="height", line_color="#444", line_width=2,
+        self.r_curve = c.line("eps", "y", source=self.src_curve, line_width=4, color=p.curve,
+                              legend_label=self._tr("lab.curve.legend_delta"))
+        self.eps_span = Span(location=1, dimension="height", line_color=p.marker, line_width=2,
                              line_dash="dashed")
         c.add_layout(self.eps_span)
-        c.scatter("eps", "y", source=self.src_cur, size=16, marker="diamond", color=C_CURVE,
-                  line_color="white", line_width=2, legend_label=self._tr("lab.curve.legend_cur"))
+        c.scatter("eps", "y", source=self.src_cur, size=16, marker="diamond", color=p.curve,
+                  line_color=p.background, line_width=2,
+                  legend_label=self._tr("lab.curve.legend_cur"))
         self.curve_note = Label(x=8, y=8, x_units="screen", y_units="screen", text="",
-                                text_font_size=fs, text_color="#8a3b00",
-                                background_fill_color="white", background_fill_alpha=0.9)
+                                text_font_size=fs, text_color=p.note,
+                                background_fill_color=p.label_bg, background_fill_alpha=0.9)
         c.add_layout(self.curve_note)
         c.xaxis.axis_label = self._tr("lab.curve.xlabel")
-        _legend_below(c)
+        _legend_below(c, 2 if self._large else 3)
         c.on_event(Tap, self._on_tap)
         c.css_classes = ["dp-curve-plot"]
-        self.fig_curve = layout.large_type(c, self._large)
+        self.fig_curve = layout.large_type(c, self._large, self._dark)
 
         self.src_h0 = ColumnDataSource(dict(left=[], right=[], top=[]))
         self.src_h1 = ColumnDataSource(dict(left=[], right=[], top=[]))
-        h = figure(height=height - 40, sizing_mode="stretch_width", tools=tools,
+        h = figure(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width", tools=tools,
                    x_range=self.fig_dens.x_range, title=self._tr("lab.sim.title"))
         h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h0,
-               fill_color=C_D0, fill_alpha=0.35, line_color=C_D0,
+               fill_color=p.d0, fill_alpha=0.35, line_color=p.d0,
                legend_label=self._tr("lab.sim.legend_h0"))
         h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h1,
-               fill_alpha=0.0, hatch_pattern="\\", hatch_color=C_D1, line_color=C_D1,
+               fill_alpha=0.0, hatch_pattern="\\", hatch_color=p.d1, line_color=p.d1,
                legend_label=self._tr("lab.sim.legend_h1"))
-        h.line("x", "p", source=self.src_dens, line_width=3, color=C_D0)
-        h.line("x", "q", source=self.src_dens, line_width=3, color=C_D1, line_dash="dashed")
-        self.t_span_sim = Span(location=0, dimension="height", line_color="#808080", line_width=3,
+        h.line("x", "p", source=self.src_dens, line_width=3, color=p.d0)
+        h.line("x", "q", source=self.src_dens, line_width=3, color=p.d1, line_dash="dashed")
+        self.t_span_sim = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
                                line_dash="dotdash")
         h.add_layout(self.t_span_sim)
-        _legend_below(h)
+        _legend_below(h, 2)
         h.css_classes = ["dp-sim-plot"]
-        self.fig_sim = layout.large_type(h, self._large)
+        self.fig_sim = layout.large_type(h, self._large, self._dark)
 
-        self.card = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
+        card_css = [CARD_CSS, *self._theme_css()]
+        self.card = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width",
                                  css_classes=["dp-card-pane"])
-        self.dens_text = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        self.curve_text = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        self.sim_text = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        self.dens_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.curve_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.sim_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
 
     def _on_tap(self, event: Tap) -> None:
         if event.x is None:
@@ -629,7 +725,8 @@ class LabPage(param.Parameterized):
     def _on_state(self, *events: Any) -> None:
         names = {e.name for e in events}
         if names <= {"errors"}:
-            self._show_errors()
+            # The card marks itself stale (dp-stale) exactly while an input is rejected.
+            self._safe(self.refresh_card, names)
             return
         if names <= {"notices"}:
             self._show_notices()
@@ -698,7 +795,7 @@ class LabPage(param.Parameterized):
                 text=html.escape(self._tr("tour.concealed")))
         else:
             cert = dp_certify.certify(s.query, s.n, s.B, s.sigma, s.eps, s.delta)
-            self.card.object = card_html(s, cert, self.lang)
+            self.card.object = card_html(s, cert, self.lang, folded=self._large)
         self._sync_widgets()
         self._show_errors()
         self._show_notices()
@@ -712,7 +809,8 @@ class LabPage(param.Parameterized):
         if heavy:
             dv = density_view(sens, s.sigma, s.eps)
             self._draw_density(dv, sens, unit)
-            self.dens_text.object = density_text(dv, sens, s.sigma, s.eps, unit, self.lang)
+            self.dens_text.object = self._fold(
+                "lab.fold.dens_text", density_text(dv, sens, s.sigma, s.eps, unit, self.lang))
         if heavy or bool(names & {"sim_n", "sim_seed"}):
             lo, hi = -4.0 * s.sigma, sens + 4.0 * s.sigma
             sv = simulation(sens, s.sigma, s.eps, s.sim_n, s.sim_seed, lo, hi)
@@ -720,7 +818,8 @@ class LabPage(param.Parameterized):
             self.sim_text.object = sim_text(sv, s.eps, self.lang)
         cv = curve_view(sens, s.sigma, s.eps, s.delta, s.eps_lo, s.eps_hi, s.scale)
         self._draw_curve(cv)
-        self.curve_text.object = curve_text(cv, s.delta, self.lang)
+        self.curve_text.object = self._fold("lab.fold.curve_text",
+                                            curve_text(cv, s.delta, self.lang))
         if pn.state.curdoc is not None and pn.state.location is not None:
             pn.state.location.update_query(**s.url_query())
 
@@ -735,9 +834,12 @@ class LabPage(param.Parameterized):
             self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = False
             self.dens_note.text = self._tr("lab.dens.same_short")
             self.dens_sub.text = "Δ = 0: δ = 0"
+            self.dens_sub2.text = ""
             return
-        self.dens_sub.text = (f"y < t = {fmt_num(dv.t, 6)}:  P₀ = {fmt_prob(dv.p0, dv.log_p0)},  "
-                              f"e^ε·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled)}")
+        self.dens_sub.text = self._tr("lab.dens.sub_event", t=fmt_num(dv.t, 6))
+        # 5 digits in the picture (it must fit a phone); all of them are in the text below.
+        self.dens_sub2.text = (f"P₀ = {fmt_prob(dv.p0, dv.log_p0, 5)},  "
+                               f"e^ε·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled, 5)}")
         inside = dv.t_outside is None
         self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = inside
         if inside:
@@ -829,27 +931,96 @@ class LabPage(param.Parameterized):
             self.resample,
         ]
 
+    def _fold(self, key: str, body: str, *, folded: bool | None = None) -> str:
+        """``body`` inside a ``<details>``: closed in the projector view, open otherwise."""
+        closed = self._large if folded is None else folded
+        return (f'<details class="dp-fold"{"" if closed else " open"}><summary>'
+                f"{html.escape(self._tr(key))}</summary>{body}</details>")
+
+    def _current_cert(self) -> Any:
+        s = self.state
+        return dp_certify.certify(s.query, s.n, s.B, s.sigma, s.eps, s.delta)
+
+    def exports(self) -> pn.FlexBox:
+        """Save buttons: each figure as PNG (in the browser), the certification as JSON and
+        Markdown, the curve as CSV. Files are made at the click from the current state."""
+
+        def png(kind: str) -> Any:
+            def describe() -> tuple[str, str]:
+                cert = self._current_cert()
+                return f"{export.file_stem(cert)}-{kind}.png", export.certification_json(cert)
+            return describe
+
+        def made(ext: str, text: Any) -> Any:
+            def make() -> tuple[str, str]:
+                cert = self._current_cert()
+                return f"{export.file_stem(cert)}.{ext}", text(cert)
+            return make
+
+        buttons = [
+            export.PngExport(describe=png("densities"), label=self._tr("lab.export.png_dens"),
+                             figure_id=self.fig_dens.id,
+                             css_classes=["dp-export-png", "dp-export-png-density"]),
+            export.PngExport(describe=png("curve"), label=self._tr("lab.export.png_curve"),
+                             figure_id=self.fig_curve.id,
+                             css_classes=["dp-export-png", "dp-export-png-curve"]),
+            export.download_button(self._tr("lab.export.json"), "dp-export-json",
+                                   made("json", export.certification_json)),
+            export.download_button(
+                self._tr("lab.export.md"), "dp-export-md",
+                made("md", lambda c: export.certification_markdown(self.state, c, self.lang))),
+            export.download_button(self._tr("lab.export.csv"), "dp-export-csv",
+                                   made("csv", lambda c: export.curve_csv(self.state))),
+        ]
+        head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.export.heading'))}</h2>"
+                            f"<p>{html.escape(self._tr('lab.export.hint'))}</p>",
+                            stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        return pn.Column(head, pn.FlexBox(*buttons, gap="8px", sizing_mode="stretch_width"),
+                         sizing_mode="stretch_width", css_classes=["dp-exports", "dp-no-print"])
+
     def main(self) -> list[Any]:
-        intro = pn.pane.HTML(f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>',
-                             sizing_mode="stretch_width", stylesheets=[CARD_CSS])
+        intro = pn.pane.HTML(
+            self._fold("lab.fold.intro",
+                       f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>')
+            if self._large else
+            f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>',
+            sizing_mode="stretch_width", stylesheets=[CARD_CSS])
+        dens = pn.pane.Bokeh(self.fig_dens, sizing_mode="stretch_width")
+        curve_fig = pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width")
+        curve_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
+                                  f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>",
+                                  stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        sim_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
+                                stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        sim_fig = pn.pane.Bokeh(self.fig_sim, sizing_mode="stretch_width")
+        if self._large:
+            # Projector: card strip, then the two linked plots side by side; every table and
+            # the simulation are folded (<details> / a collapsed card) below them.
+            plots = pn.FlexBox(
+                pn.Column(dens, sizing_mode="stretch_width", min_width=300,
+                          styles={"flex": "1 1 600px"}),
+                pn.Column(curve_fig, sizing_mode="stretch_width", min_width=300,
+                          styles={"flex": "1 1 600px"}),
+                sizing_mode="stretch_width", gap="16px")
+            texts = pn.FlexBox(
+                pn.Column(self.dens_text, sizing_mode="stretch_width", min_width=300,
+                          styles={"flex": "1 1 600px"}),
+                pn.Column(self.curve_text, sizing_mode="stretch_width", min_width=300,
+                          styles={"flex": "1 1 600px"}),
+                sizing_mode="stretch_width", gap="16px")
+            sim = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
+                          collapsed=True, sizing_mode="stretch_width",
+                          css_classes=["dp-sim-card"])
+            return [self.notice, self.card, plots, texts, self.exports(), sim, intro]
         top = pn.FlexBox(
-            pn.Column(self.card, sizing_mode="stretch_width", min_width=360,
+            pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
                       styles={"flex": "1 1 400px"}),
-            pn.Column(pn.pane.Bokeh(self.fig_dens, sizing_mode="stretch_width"), self.dens_text,
-                      sizing_mode="stretch_width", min_width=360, styles={"flex": "1.3 1 480px"}),
+            pn.Column(dens, self.dens_text, sizing_mode="stretch_width", min_width=280,
+                      styles={"flex": "1.3 1 480px"}),
             sizing_mode="stretch_width", gap="16px")
-        curve = pn.Column(
-            pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
-                         f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>",
-                         stylesheets=[CARD_CSS], sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width"), self.curve_text,
-            sizing_mode="stretch_width")
-        sim = pn.Column(
-            pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
-                         stylesheets=[CARD_CSS], sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.fig_sim, sizing_mode="stretch_width"), self.sim_text,
-            sizing_mode="stretch_width")
-        return [self.notice, intro, top, curve, sim]
+        curve = pn.Column(curve_head, curve_fig, self.curve_text, sizing_mode="stretch_width")
+        sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
+        return [self.notice, intro, top, curve, self.exports(), sim]
 
 
 def _url_args() -> dict[str, str]:
@@ -868,11 +1039,16 @@ def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
     state = LabState()
     args = _url_args()
     state.apply_url(args)
-    lab = LabPage(state=state, lang=lang, large=layout.is_large())
+    # Unknown page options (theme, size, lang) join the lab's own notice box.
+    bad = [("lab.url.bad", {"name": n, "value": v}) for n, v in layout.bad_options()]
+    if bad:
+        state.notices = [*state.notices, *bad]
+    lab = LabPage(state=state, lang=lang, large=layout.is_large(), dark=layout.is_dark())
     extra = attach_tour(lab, args.get("tour"))
     return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
                        main=[*extra, *lab.main()], sidebar=lab.sidebar(),
-                       sidebar_width=480 if layout.is_large() else 380)
+                       sidebar_width=480 if layout.is_large() else 380,
+                       option_notice_shown=False)
 
 
 def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
