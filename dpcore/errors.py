@@ -1,0 +1,99 @@
+"""Errors that carry a message key and fields, so the app and the CLI can translate them.
+
+Every input error dpcore's checks raise is a :class:`DPError`: a ``ValueError`` whose ``str()``
+is a plain English sentence (for Python users and logs) and whose ``key`` / ``fields`` name the
+same message in the app's catalogues (``app/i18n/errors.<lang>.json`` holds ``err.<key>``).
+``fields`` are strings and numbers only. Two fields are themselves translated by a front end:
+``name`` (a parameter name; catalogue key ``err.name.<name>``, the name itself if absent) and
+``allowed`` (the allowed set; catalogue key ``err.allowed.<allowed_key>`` with the same fields).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ENGLISH", "DPError", "fmt_value"]
+
+#: English text of every key (tests check that the app's English catalogue agrees).
+ENGLISH: dict[str, str] = {
+    # the allowed set, nested into the messages below as {allowed}
+    "allowed.interval": "a finite number in {left}{lo}, {hi}{right}",
+    "allowed.lo": "a finite number {op} {lo}",
+    "allowed.hi": "a finite number {op} {hi}",
+    "allowed.any": "a finite number",
+    "allowed.whole": "a whole number >= {lo}",
+    # input checks
+    "not_number": "{name} must be {allowed} (got {value}, which is not a number)",
+    "bool": "{name} must be {allowed} (got {value}: True and False are not numbers here)",
+    "too_large": "{name} must be {allowed} (got {value}, too large for a double)",
+    "out_of_range": "{name} must be {allowed} (got {value})",
+    "not_whole": "{name} must be {allowed} (got {value})",
+    "query": "query must be one of {choices} (got {value})",
+    "data_list": "data must be a non-empty list of numbers in [0, B]",
+    "record_index": "record index must be between 0 and {hi} (got {value})",
+    "claim_text": "claimed delta must be a number in [0, 1] (got {value})",
+    "bounds_pair": "bounds must be a pair (lo, hi) of finite numbers with lo < hi (got {value})",
+    "bounds_order": "bounds must satisfy lo < hi (got lo={lo}, hi={hi})",
+    "bounds_width": (
+        "bounds are too far apart: hi - lo = {hi} - ({lo}) overflows a double; choose bounds "
+        "whose width is below 1.8e308"
+    ),
+    # results that do not fit in a double
+    "h_too_big": (
+        "sensitivity/sigma = 10^{log10} is not a finite double: sigma is too small for this "
+        "sensitivity"
+    ),
+    "ln_delta_below_range": (
+        "ln(delta) is below -1.8e308, beyond what a double can hold: sensitivity/sigma is too "
+        "small for this epsilon (choose a larger sensitivity/sigma ratio or a smaller epsilon)"
+    ),
+    "h_underflow": (
+        "this target needs sensitivity/sigma below 10^{log10}, under the smallest double "
+        "(4.9e-324): no double sigma can be certified for it"
+    ),
+    "sigma_overflow": (
+        "the smallest sigma is about 10^{log10}, which exceeds the double range (largest double "
+        "1.8e308): it cannot be given as a double"
+    ),
+    "sigma_underflow": (
+        "the smallest sigma is about 10^{log10}, below the smallest normal double (2.2e-308): it "
+        "cannot be given as a double"
+    ),
+}
+
+
+def fmt_value(value: object) -> str:
+    """A short, safe rendering of a rejected input for a message (no huge reprs)."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        s = str(value)
+        return s if len(s) <= 24 else f"{s[:6]}...({len(s)} digits)"
+    s = repr(value)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def _plain(v: Any) -> int | float | str:
+    return v if isinstance(v, (int, float, str)) and not isinstance(v, bool) else str(v)
+
+
+class DPError(ValueError):
+    """A ValueError with a catalogue ``key`` and format ``fields`` (strings and numbers)."""
+
+    def __init__(self, key: str, **fields: Any) -> None:
+        self.key = key
+        self.fields: dict[str, int | float | str] = {k: _plain(v) for k, v in fields.items()}
+        super().__init__(self.english())
+
+    def english(self) -> str:
+        f = dict(self.fields)
+        if "allowed_key" in f:
+            f["allowed"] = ENGLISH[f"allowed.{f['allowed_key']}"].format(**f)
+        return ENGLISH[self.key].format(**f)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable (keyword-only constructor)
+        return (_rebuild, (self.key, self.fields))
+
+
+def _rebuild(key: str, fields: dict[str, Any]) -> DPError:
+    return DPError(key, **fields)
