@@ -83,8 +83,8 @@ def wait_until(pred: Callable[[], Any], timeout: float, what: str, every: float 
 class Prod:
     """One running scripts/serve-prod."""
 
-    def __init__(self, tmp: Path, **env: str) -> None:
-        self.port = _free_port()
+    def __init__(self, tmp: Path, port: int | None = None, **env: str) -> None:
+        self.port = port or _free_port()
         self.prefix = env.get("DPLAB_PREFIX", "")
         self.base = f"http://127.0.0.1:{self.port}{self.prefix}"
         self.tmp = tmp
@@ -393,3 +393,30 @@ def test_killed_worker_gets_no_new_sessions_and_sigterm_stops_everything(
     finally:
         code = prod.stop()  # also asserts that haproxy, w2 and the new w1 are gone
     assert code == 0
+
+
+def test_worker_and_balancer_roles_for_several_hosts(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    # What compose.yaml and a several-host setup run: app processes in the worker role and one
+    # balancer in front of them (static backends here; compose finds its replicas by DNS).
+    front_port = _free_port()
+    origin = f"127.0.0.1:{front_port}"
+    hosts = [Prod(tmp_path_factory.mktemp(f"host{i}"), DPLAB_ROLE="worker",
+                  DPLAB_ALLOW_WEBSOCKET_ORIGIN=origin) for i in range(2)]
+    front = None
+    try:
+        front = Prod(tmp_path_factory.mktemp("front"), port=front_port, DPLAB_ROLE="balancer",
+                     DPLAB_BACKENDS=",".join(f"127.0.0.1:{h.port}" for h in hosts))
+        tabs = [front.run(Tab.open(f"{front.base}/test-app")) for _ in range(4)]
+        for i, t in enumerate(tabs):
+            assert front.run(_echo(t, 80 + i)) == f"echo {80 + i}"
+        assert {t.worker for t in tabs} == {"b1", "b2"}
+        for t in tabs:
+            owner = hosts[int(str(t.worker)[1:]) - 1]
+            runs = [r for h in hosts for r in h.page_runs() if r[2] == t.page.session_id]
+            assert runs == [(f"{socket.gethostname()}:{owner.port}", "/test-app",
+                             t.page.session_id)]
+        front.run(close_all(tabs))
+    finally:
+        codes = [p.stop() for p in ([front] if front else []) + hosts]
+    assert codes == [0] * len(codes)
