@@ -91,6 +91,9 @@ def msg(m: Message, lang: str) -> str:
                                  "cdf.err.input", "cdf.err.unknown"):
         fmt["name"] = t(f"cdf.name.{fmt['name']}", lang) if f"cdf.name.{fmt['name']}" in _keys(
             lang) else fmt["name"]
+    if "count" in fmt and f"{key}.one" in _keys(lang):
+        count = int(fmt.pop("count"))
+        return tp(key, count, lang, **fmt)
     return t(key, lang, **fmt)
 
 
@@ -289,10 +292,14 @@ def compare_html(state: CDFState, rows: list[MethodRow], lang: str) -> str:
     for r in rows:
         rel = r.est.release
         deg = f" (K = {r.est.degree})" if r.est.degree is not None else ""
+        # the PP row carries the page's fixed classes (its degree slider is live here)
+        ks, w1, en = (("dp-cdf-ks", "dp-cdf-w1", "dp-cdf-energy") if r.method == "pp"
+                      else ("", "", ""))
         body.append(
             f"<tr><td>{e(method_short(r.method, lang))}{e(deg)}</td>"
-            f'<td class="dp-cdf-compare-ks">{g(r.metrics.ks)}</td><td>{g(r.metrics.w1)}</td>'
-            f"<td>{g(r.metrics.energy)}</td><td>{ms(r.seconds)}</td>"
+            f'<td><span class="dp-cdf-compare-ks {ks}">{g(r.metrics.ks)}</span></td>'
+            f'<td><span class="{w1}">{g(r.metrics.w1)}</span></td>'
+            f'<td><span class="{en}">{g(r.metrics.energy)}</span></td><td>{ms(r.seconds)}</td>'
             f"<td>{g(rel.eps, 6)}</td><td>{g(rel.delta, 6)}</td></tr>")
     return f"""
     <table class="dp-cdf-compare">
@@ -386,7 +393,7 @@ def stream_html(state: CDFState, steps: list[StreamStep], lang: str) -> str:
             f"<td>{g(s.aq.ks)}</td><td>{g(s.aq_cost.eps, 4)}</td><td>{s.seen:,}</td>"
             f"<td>{ms(s.aq_seconds)}</td></tr>")
     last = steps[-1]
-    summary = t(f"cdf.stream.summary.{mode}", lang, k=last.batch, pp_eps=g(last.pp_cost.eps, 4),
+    summary = tp(f"cdf.stream.summary.{mode}", last.batch, lang, pp_eps=g(last.pp_cost.eps, 4),
                 aq_eps=g(last.aq_cost.eps, 4), pp_n=f"{last.batch_size:,}",
                 aq_n=f"{last.seen:,}")
     return f"""
@@ -418,7 +425,7 @@ def upload_status_html(state: CDFState, lang: str, error: Message | None = None)
     if up is not None:
         parts.append(
             f'<p class="dp-cdf-small dp-cdf-upload-ok">'
-            f"{e(t('cdf.up.loaded', lang, name=up.filename, rows=f'{up.rows:,}', cols=len(up.columns)))}"  # noqa: E501
+            f"{e(tp('cdf.up.loaded', up.rows, lang, name=up.filename, cols=len(up.columns)))}"
             f"</p>")
         if state.dataset == UPLOAD:
             prob = state.upload_problem()

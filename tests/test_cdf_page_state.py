@@ -268,7 +268,7 @@ def test_teacher_view_shows_clip_counts_only_when_on() -> None:
     s.teacher = True
     shown = privacy_html(s, "en")
     assert "dp-cdf-teacher-box" in shown and "not (ε, δ)-differentially private" in shown
-    assert f"{rel.n_below} records clipped below and {rel.n_above} above" in shown
+    assert f"Clipped below the bounds: {rel.n_below}; above: {rel.n_above}" in shown
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
