@@ -10,11 +10,16 @@ import json
 import math
 import sys
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import NoReturn
 
 from app.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
+from dpcore import _validate as validate
 from dpcore import certify as certify_mod
-from dpcore import gaussian, queries
+from dpcore import queries
+from dpcore.errors import DPError
+
+_MIN_NORMAL = 2.2250738585072014e-308
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,58 +40,94 @@ def _unit(lang: str, query: str) -> str:
 
 
 def _certify(args: argparse.Namespace) -> int:
+    # the claim goes in as text: dpcore reads it exactly, in log space (1e-400 is 1e-400)
     c = certify_mod.certify(args.query, args.n, args.B, args.sigma, args.eps, args.delta)
     if args.json:
         print(json.dumps(c.as_dict(), ensure_ascii=False, indent=2))
         return 0
     lang = args.lang
     unit = _unit(lang, c.query)
-    verdict = t("cli.pass" if c.passes else "cli.fail", lang)
+    verdict = t(f"cli.verdict.{c.verdict}", lang)
     flags = [
         t("cli.flag.positive", lang) if c.mathematically_positive else t("cli.flag.zero", lang),
     ]
     if c.underflow:
         flags.append(t("cli.flag.underflow", lang))
     flags.append(t("cli.flag.pure_yes" if c.pure_dp_possible else "cli.flag.pure_no", lang))
+    if c.sensitivity_underflow:
+        sens = t("cli.below_double", lang, value=certify_mod.sci_from_log10(c.log10_sensitivity),
+                 log10=f"{c.log10_sensitivity:.4f}")
+    else:
+        sens = _fmt(c.sensitivity)
+    reason = t(f"cli.reason.{c.reason}", lang)
+    if c.verdict == "too_close":
+        reason = t("cli.reason.too_close_numbers", lang, reason=reason, claim=c.claimed_text,
+                   required=certify_mod.sci_from_log10(c.log10_delta, 17))
+    elif c.decided_by == "mpmath":
+        reason = t("cli.reason.decided_exactly", lang, reason=reason)
     lines = [
         t("cli.release", lang, query=c.query, n=c.n, B=_fmt(c.B), sigma=_fmt(c.sigma),
-          eps=_fmt(c.eps), delta=_fmt(c.claimed_delta), unit=unit),
-        t("cli.sensitivity", lang, value=_fmt(c.sensitivity), unit=unit),
+          eps=_fmt(c.eps), delta=c.claimed_text, unit=unit),
+        t("cli.sensitivity", lang, value=sens, unit=unit),
         t("cli.required", lang, value=_fmt(c.required_delta), log10=f"{c.log10_delta:.4f}"),
-        t("cli.verdict", lang, verdict=verdict, reason=t(f"cli.reason.{c.reason}", lang)),
+        t("cli.verdict", lang, verdict=verdict, reason=reason),
         t("cli.flags", lang, flags="; ".join(flags)),
         t("cli.errors", lang, mse=_fmt(c.mse, 6), mae=_fmt(c.mae, 6),
           hw=_fmt(c.half_width_95, 6), unit=unit),
-        t("cli.sigmas", lang, exact=_fmt(c.exact_sigma, 8), classic=_fmt(c.classic_sigma, 8),
-          unit=unit, note=t("cli.classic_ok" if c.classic_proven else "cli.classic_outside",
-                            lang)),
+        t("cli.sigmas", lang, exact=_exact_sigma_text(c.exact_sigma, c.exact_sigma_status,
+                                                      c.log10_exact_sigma, lang),
+          classic=_fmt(c.classic_sigma, 8), unit=unit,
+          note=t("cli.classic_ok" if c.classic_proven else "cli.classic_outside", lang)),
     ]
     print("\n".join(lines))
     return 0
 
 
+def _exact_sigma_text(sigma: float, status: str, log10: float, lang: str) -> str:
+    if status in ("overflow", "underflow"):
+        return t(f"cli.sigma_{status}", lang, log10=f"{log10:.4f}")
+    if status == "no_finite_sigma":
+        return t("cli.sigma_pure", lang)
+    return _fmt(sigma, 8)
+
+
 def _calibrate(args: argparse.Namespace) -> int:
+    lang = args.lang
     if args.sensitivity is None:
         if args.query is None or args.n is None or args.B is None:
-            raise ValueError(t("cli.calibrate_needs", args.lang))
-        sens = queries.sensitivity(args.query, args.n, args.B)
+            raise ValueError(t("cli.calibrate_needs", lang))
+        sens_f = queries.sensitivity_exact(args.query, args.n, args.B)
     else:
-        sens = args.sensitivity
-    sigma = gaussian.calibrate_sigma(args.eps, args.delta, sens)
-    classic = gaussian.classic_sigma(args.eps, args.delta, sens)
+        sens_f = Fraction(validate.real_scalar("sensitivity", args.sensitivity, lo=0.0))
+    eps = validate.real_scalar("epsilon", args.eps, lo=0.0)
+    claim = certify_mod.Claim.parse(args.delta)
+    sigma, status, log10_sigma = certify_mod._exact_sigma(eps, claim, sens_f)
+    if status in ("overflow", "underflow"):  # the smallest sigma is not a double: say so
+        raise DPError(f"sigma_{status}", log10=f"{log10_sigma:.4f}")
+    classic, proven = certify_mod._classic(eps, claim, sens_f)
+    sens = float(sens_f)
+    sens_text = (certify_mod.sci_from_log10(
+        math.log10(sens_f.numerator) - math.log10(sens_f.denominator))
+        if 0 < sens_f and sens < _MIN_NORMAL else None)
     if args.json:
-        out = {"eps": float(args.eps), "delta": float(args.delta), "sensitivity": float(sens),
-               "sigma": _fmt(sigma, 17) if math.isinf(sigma) else sigma,
-               "classic_sigma": _fmt(classic.sigma, 17) if math.isinf(classic.sigma)
-               else classic.sigma,
-               "classic_proven": classic.proven}
+        out = {"eps": eps,
+               "delta": claim.value if claim.value > 0.0 or claim.text == "0" else claim.text,
+               "log10_delta": "-inf" if claim.log10 == -math.inf else claim.log10,
+               "sensitivity": sens_text if sens_text is not None else sens,
+               "sigma": "inf" if math.isinf(sigma) else sigma,
+               "status": status,
+               "classic_sigma": "inf" if math.isinf(classic) else classic,
+               "classic_proven": proven}
         print(json.dumps(out, indent=2))
         return 0
-    lang = args.lang
-    print(t("cli.calibrated", lang, sigma=_fmt(sigma, 12), eps=_fmt(float(args.eps)),
-            delta=_fmt(float(args.delta)), sens=_fmt(float(sens))))
-    print(t("cli.sigmas_classic", lang, classic=_fmt(classic.sigma, 8),
-            note=t("cli.classic_ok" if classic.proven else "cli.classic_outside", lang)))
+    sens_shown = sens_text if sens_text is not None else _fmt(sens)
+    if status == "no_finite_sigma":
+        print(t("cli.calibrated_pure", lang, eps=_fmt(eps), sens=sens_shown))
+    else:
+        print(t("cli.calibrated", lang, sigma=_fmt(sigma, 12), eps=_fmt(eps),
+                delta=claim.text, sens=sens_shown))
+    print(t("cli.sigmas_classic", lang, classic=_fmt(classic, 8),
+            note=t("cli.classic_ok" if proven else "cli.classic_outside", lang)))
     return 0
 
 
@@ -153,6 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except DPError as exc:  # dpcore's errors carry a key: print them in the chosen language
+        lang = getattr(args, "lang", DEFAULT_LANGUAGE)
+        print(f"dplab: error: {t('err.' + exc.key, lang, **exc.fields)}", file=sys.stderr)
+        return 2
     except ValueError as exc:
         print(f"dplab: error: {exc}", file=sys.stderr)
         return 2

@@ -17,6 +17,8 @@ from typing import Any
 import param
 
 from dpcore import queries
+from dpcore.certify import Certification, Claim, certify
+from dpcore.errors import DPError
 
 # Ranges of the lab controls. They are narrower than dpcore's domain on purpose: a student who
 # types sigma = 1e300 or eps = 1e6 gets a clear message instead of a meaningless picture.
@@ -80,14 +82,20 @@ def fmt_input(x: float) -> str:
     return repr(float(x))
 
 
+def clean_number_text(text: str) -> str:
+    """User text with spaces removed, the Unicode minus as ``-`` and a lone ``,`` as ``.``."""
+    s = str(text).strip().replace(" ", "").replace("\u2212", "-")
+    if s.count(",") == 1 and "." not in s:
+        s = s.replace(",", ".")
+    return s
+
+
 def parse_number(text: str) -> float:
     """A finite float from user text; ``,`` as a decimal mark and spaces are tolerated.
 
     Raises ValueError for text that is not a finite number (nan, inf, words).
     """
-    s = str(text).strip().replace(" ", "").replace("\u2212", "-")
-    if s.count(",") == 1 and "." not in s:
-        s = s.replace(",", ".")
+    s = clean_number_text(text)
     x = float(s)  # ValueError for words
     if not math.isfinite(x):
         raise ValueError("not a finite number")
@@ -163,6 +171,18 @@ class LabState(param.Parameterized):
     def neighbour(self) -> list[float]:
         return list(queries.neighbour(list(self.data), self.record - 1, self.replacement, self.B))
 
+    @property
+    def claim(self) -> Claim:
+        """The claimed delta read exactly from its text, in log space (1e-400 stays 1e-400)."""
+        try:
+            return Claim.parse(self.delta_text)
+        except DPError:
+            return Claim.of(self.delta)
+
+    def certification(self) -> Certification:
+        """dpcore's certification of this state's release, with the claim as typed."""
+        return certify(self.query, self.n, self.B, self.sigma, self.eps, self.claim)
+
     # ---- input ----------------------------------------------------------------------------
     def _fail(self, control: str, key: str, **fmt: Any) -> tuple[str, dict[str, Any]]:
         self.errors = {**self.errors, control: (key, fmt)}
@@ -194,7 +214,18 @@ class LabState(param.Parameterized):
 
     def set_value(self, control: str, x: float, text: str | None = None
                   ) -> tuple[str, dict[str, Any]] | None:
-        """Validate a number for ``control`` (see :meth:`set_text`) and apply it."""
+        """Validate a number for ``control`` (see :meth:`set_text`) and apply it.
+
+        An error raised by dpcore is stored like the others, under its own message key
+        (``err.<key>``, translated by the page), never passed on.
+        """
+        try:
+            return self._set_value(control, x, text)
+        except DPError as exc:
+            return self._fail(control, f"err.{exc.key}", **exc.fields)
+
+    def _set_value(self, control: str, x: float, text: str | None
+                   ) -> tuple[str, dict[str, Any]] | None:
         if not math.isfinite(x):
             return self._fail(control, "lab.err.not_number", text=str(x))
         if control == "n":
@@ -224,9 +255,13 @@ class LabState(param.Parameterized):
             hi = self.eps_hi if x <= self.eps_hi else min(EPS_MAX, max(2 * x, self.eps_hi))
             self.param.update(eps=x, eps_lo=lo, eps_hi=hi)
         elif control == "delta":
-            if not 0 <= x <= 1:
+            # read in log space from the text, so 1e-400 is not 0 and "-0" is "0"
+            try:
+                claim = Claim.parse(clean_number_text(text) if text is not None
+                                    else fmt_input(x))
+            except DPError:
                 return self._fail("delta", "lab.err.delta")
-            self.param.update(delta=x, delta_text=(text or fmt_input(x)).strip())
+            self.param.update(delta=claim.value, delta_text=claim.text)
         elif control == "record":
             if x != int(x) or not 1 <= x <= self.n:
                 return self._fail("record", "lab.err.record", n=self.n)

@@ -28,8 +28,10 @@ def _allowed(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool) -
     return {"allowed_key": "any"}
 
 
-def _reject(key: str, name: str, value: object, allowed: dict[str, str]) -> DPError:
-    return DPError(key, name=name, value=fmt_value(value), **allowed)
+def _reject(kind: str, name: str, value: object, allowed: dict[str, str]) -> DPError:
+    fields = dict(allowed)
+    key = f"{kind}.{fields.pop('allowed_key')}"
+    return DPError(key, name=name, value=fmt_value(value), **fields)
 
 
 def _check_range(name: str, x: float, raw: object, lo: float | None, hi: float | None,
@@ -40,7 +42,7 @@ def _check_range(name: str, x: float, raw: object, lo: float | None, hi: float |
     if ok and hi is not None:
         ok = x < hi if hi_open else x <= hi
     if not ok:
-        shown = raw if isinstance(raw, (str, int)) and not isinstance(raw, bool) else x
+        shown = raw if isinstance(raw, int) and not isinstance(raw, bool) else x
         raise _reject("out_of_range", name, shown, _allowed(lo, hi, lo_open, hi_open))
     return x
 
@@ -147,7 +149,7 @@ def integer(name: str, value: object, *, lo: int) -> int:
     if isinstance(value, Integral):
         i = int(value)  # type: ignore[arg-type]
         if i < lo:
-            raise _reject("not_whole", name, value, allowed)
+            raise _reject("out_of_range", name, value, allowed)
         return i
     if isinstance(value, str):
         s = value.strip()
@@ -164,5 +166,5 @@ def integer(name: str, value: object, *, lo: int) -> int:
     else:
         raise _reject("not_number", name, value, allowed)
     if not math.isfinite(f) or f != int(f) or f < lo:
-        raise _reject("not_whole", name, value, allowed)
+        raise _reject("out_of_range", name, value, allowed)
     return int(f)

@@ -14,18 +14,23 @@ const has no unit. The noise, its errors and the sensitivity share the query's u
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
 from dpcore import _validate as v
+from dpcore.errors import DPError, fmt_value
 
 __all__ = [
     "COUNT_THRESHOLD_FRACTION",
     "QUERIES",
     "local_difference",
+    "log10_sensitivity",
     "neighbour",
     "sensitivity",
+    "sensitivity_exact",
     "unit_key",
     "value",
     "worst_pair",
@@ -37,28 +42,48 @@ COUNT_THRESHOLD_FRACTION = 0.5
 
 
 def _query(query: str) -> str:
-    if query not in QUERIES:
-        raise ValueError(f"query must be one of {', '.join(QUERIES)} (got {query!r})")
+    if not isinstance(query, str) or query not in QUERIES:
+        raise DPError("query", choices=", ".join(QUERIES), value=fmt_value(query))
     return query
 
 
 def _bound(B: float) -> float:
-    return v.real_scalar("B (upper input bound)", B, lo=0.0, lo_open=True)
+    return v.real_scalar("B", B, lo=0.0, lo_open=True)
 
 
 def _data(data: Sequence[float], B: float) -> np.ndarray:
     arr = v.real("data", data, lo=0.0, hi=B)
     if arr.ndim != 1 or arr.size < 1:
-        raise ValueError("data must be a non-empty list of numbers in [0, B]")
+        raise DPError("data_list")
     return arr
 
 
 def sensitivity(query: str, n: int, B: float) -> float:
-    """Global sensitivity of ``query`` under replace-one neighbours (n >= 1, B > 0)."""
+    """Global sensitivity of ``query`` under replace-one neighbours (n >= 1, B > 0), as the
+    nearest double. For the mean B/n is rounded once, exactly, for any n (a Python int of any
+    size); where it is below the double range this is 0.0 or subnormal: use
+    :func:`sensitivity_exact` or :func:`log10_sensitivity` there (dpcore.certify does)."""
+    return float(sensitivity_exact(query, n, B))
+
+
+def sensitivity_exact(query: str, n: int, B: float) -> Fraction:
+    """The global sensitivity as an exact rational (B and n are exact; B/n is not rounded)."""
     q = _query(query)
     nn = v.integer("n", n, lo=1)
     b = _bound(B)
-    return {"sum": b, "mean": b / nn, "count": 1.0, "const": 0.0}[q]
+    if q == "sum":
+        return Fraction(b)
+    if q == "mean":
+        return Fraction(b) / nn
+    return Fraction(1 if q == "count" else 0)
+
+
+def log10_sensitivity(query: str, n: int, B: float) -> float:
+    """log10 of the global sensitivity (finite for every positive one, -inf for const)."""
+    f = sensitivity_exact(query, n, B)
+    if f == 0:
+        return -math.inf
+    return math.log10(f.numerator) - math.log10(f.denominator)
 
 
 def value(query: str, data: Sequence[float], B: float) -> float:
@@ -95,7 +120,7 @@ def neighbour(data: Sequence[float], i: int, new_value: float, B: float) -> list
     arr = _data(data, b)
     idx = v.integer("record index", i, lo=0)
     if idx >= arr.size:
-        raise ValueError(f"record index must be between 0 and {arr.size - 1} (got {i!r})")
+        raise DPError("record_index", hi=arr.size - 1, value=fmt_value(i))
     nv = v.real_scalar("replacement value", new_value, lo=0.0, hi=b)
     out = [float(x) for x in arr]
     out[idx] = nv

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate as v
+from dpcore.errors import DPError, fmt_value
 
 FloatArray = NDArray[np.float64]
 
@@ -40,17 +41,18 @@ class Clipped:
 
 
 def check_bounds(bounds: object) -> tuple[float, float]:
-    """Return (lo, hi) or raise ValueError: two finite numbers with lo < hi."""
+    """Return (lo, hi) or raise DPError: two finite numbers with lo < hi whose width hi - lo
+    is a finite double (the data are rescaled by it; an infinite width would give NaN)."""
     try:
         lo_raw, hi_raw = bounds  # type: ignore[misc]
     except (TypeError, ValueError):
-        raise ValueError(
-            f"bounds must be a pair (lo, hi) of finite numbers with lo < hi (got {bounds!r})"
-        ) from None
+        raise DPError("bounds_pair", value=fmt_value(bounds)) from None
     lo = v.real_scalar("bounds[0] (lo)", lo_raw)
     hi = v.real_scalar("bounds[1] (hi)", hi_raw)
     if not lo < hi:
-        raise ValueError(f"bounds must satisfy lo < hi (got lo={lo:g}, hi={hi:g})")
+        raise DPError("bounds_order", lo=f"{lo:g}", hi=f"{hi:g}")
+    if not math.isfinite(hi - lo):
+        raise DPError("bounds_width", lo=f"{lo:g}", hi=f"{hi:g}")
     return lo, hi
 
 
@@ -69,31 +71,23 @@ def clip_data(data: ArrayLike, bounds: object) -> Clipped:
         flat = raw.ravel().tolist()
         if not all(isinstance(v, (int, float, np.number)) for v in flat):
             bad = next(v for v in flat if not isinstance(v, (int, float, np.number)))
-            raise ValueError(
-                f"data must contain only numbers (found the non-numeric value {bad!r})"
-            )
+            raise DPError("data_not_numbers", value=fmt_value(bad))
     elif raw.dtype.kind not in "biuf":
-        raise ValueError(
-            f"data must contain only numbers (found non-numeric values such as "
-            f"{str(raw.ravel()[0])!r})"
-            if raw.size
-            else "data must contain only numbers"
-        )
+        raise DPError("data_not_numbers",
+                      value=fmt_value(str(raw.ravel()[0])) if raw.size else "''")
     x = raw.astype(np.float64)
     if x.ndim == 0:
         x = x.reshape(1)
     if x.ndim != 1:
-        raise ValueError(f"data must be one-dimensional (got an array of shape {x.shape})")
+        raise DPError("data_1d", shape=str(x.shape))
     n = x.size
     if n == 0:
-        raise ValueError("data must contain at least 2 values (got none)")
+        raise DPError("data_too_few", count=0)
     if n == 1:
-        raise ValueError("data must contain at least 2 values (got 1); n = 1 has no distribution")
+        raise DPError("data_too_few", count=1)
     bad = ~np.isfinite(x)
     if bad.any():
-        raise ValueError(
-            f"data must contain only finite numbers (found {int(bad.sum())} NaN or infinite values)"
-        )
+        raise DPError("data_not_finite", count=int(bad.sum()))
     n_below = int(np.count_nonzero(x < lo))
     n_above = int(np.count_nonzero(x > hi))
     t = (np.clip(x, lo, hi) - lo) / (hi - lo)
@@ -107,7 +101,7 @@ def make_rng(rng: object) -> np.random.Generator:
         return np.random.default_rng(rng)  # type: ignore[arg-type]
     if isinstance(rng, np.random.Generator):
         return rng
-    raise ValueError(f"rng must be None, a whole-number seed or a numpy Generator (got {rng!r})")
+    raise DPError("rng", value=fmt_value(rng))
 
 
 def finish_grid(values: FloatArray) -> FloatArray:
@@ -197,9 +191,7 @@ class CDFEstimate:
     def with_degree(self, degree: int | str) -> CDFEstimate:
         """Same release, another degree (PP only): post-processing, so eps and delta unchanged."""
         if self._redegree is None:
-            raise ValueError(
-                f"with_degree is only available for method 'pp' (this is {self.method!r})"
-            )
+            raise DPError("with_degree", method=self.method)
         return self._redegree(degree)
 
 

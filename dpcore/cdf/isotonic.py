@@ -1,10 +1,9 @@
-"""Isotonic (monotone non-decreasing) least-squares regression by pool-adjacent-violators.
+"""Isotonic (monotone non-decreasing) least-squares regression: SciPy's pool-adjacent-violators.
 
-Vectorised PAV: every pass merges each maximal run of strictly decreasing adjacent block means
-into one block.  This is safe because two adjacent blocks whose means violate the order always
-lie in the same block of the solution (Barlow et al. 1972, Thm 1.4 / the PAV invariant), so each
-pass only makes merges that PAV itself would make; passes repeat until the block means are
-non-decreasing.  Each pass is a handful of numpy calls.
+``scipy.optimize.isotonic_regression`` (SciPy >= 1.12) replaces the vectorised PAV this module
+used to hand-write: on the 1025-point CDF grid it is ~8x faster (10 us vs 82 us; 1.7 ms vs
+5.7 ms at 10^5 points) and agrees with it to 7e-16 (benchmark in the note of issue 10).
+This wrapper keeps dpcore's contract: input checks with clear messages and copies for n <= 1.
 
 Reference: Barlow, Bartholomew, Bremner & Brunk, "Statistical Inference under Order
 Restrictions" (1972); Best & Chakravarti, Math. Programming 47 (1990).
@@ -14,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.optimize import isotonic_regression
 
 FloatArray = NDArray[np.float64]
 
@@ -25,29 +25,10 @@ def isotonic(y: FloatArray, w: FloatArray | None = None) -> FloatArray:
     Edge cases: empty or length-1 input is returned as a copy.  Exact up to rounding of means.
     """
     y = np.asarray(y, dtype=np.float64).ravel()
-    n = y.size
-    if n <= 1:
+    if y.size <= 1:
         return y.copy()
-    if w is None:
-        w = np.ones(n)
-    else:
+    if w is not None:
         w = np.asarray(w, dtype=np.float64).ravel()
         if w.shape != y.shape or not np.all(w > 0):
             raise ValueError("weights w must be positive and have the same length as y")
-    starts = np.arange(n)  # block start indices
-    sw = w.copy()  # block weights
-    swy = w * y  # block weighted sums
-    while True:
-        means = swy / sw
-        viol = means[:-1] > means[1:]
-        if not viol.any():
-            break
-        # a block starts a new merged block unless the previous block's mean exceeds its own
-        keep = np.ones(means.size, dtype=bool)
-        keep[1:] = ~viol
-        idx = np.flatnonzero(keep)
-        starts = starts[idx]
-        sw = np.add.reduceat(sw, idx)
-        swy = np.add.reduceat(swy, idx)
-    lengths = np.diff(np.append(starts, n))
-    return np.repeat(swy / sw, lengths)
+    return np.asarray(isotonic_regression(y, weights=w, increasing=True).x, dtype=np.float64)
