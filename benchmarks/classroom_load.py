@@ -1,0 +1,682 @@
+"""A lecture hall on one server: many protocol-level browser tabs on /lab (benchmarks/wsclient.py).
+
+Modes (one per run; each prints a table and one JSON line, ``--json FILE`` appends it):
+
+- ``moves``: N students open /lab (spread over ``--ramp`` seconds; 0 = all in the same second)
+  and then each moves the σ or ε slider every ~``--interval`` s (uniformly 2/3 to 4/3 of it,
+  open loop: a student does not wait for the previous card). For ``--duration`` seconds after
+  the last tab opened: p50 / p95 / max of slider release -> new card received, lost moves (no
+  card within ``--lost-after`` s), server CPU (% of one core, all processes of the server) and
+  RSS. Baseline, measured in the same run on the same server just before the class: one
+  student alone making 30 moves ("alone"); the class figures are also given as ratios to it.
+- ``open``: N students open /lab within ``--spread`` s (default 1 s). Time to a complete page
+  (HTML, scripts and style sheets unless ``--warm-cache``, document pulled, document_ready
+  answered), p50 / p95 / max, failures, then one slider move per tab. Baseline in the same
+  run: one student opening alone (median of 3).
+- ``memory``: server RSS before any class, with N idle sessions open, and after they close and
+  the server discards them (Bokeh drops a closed session after ~15-35 s), ``--cycles`` times.
+
+Server: by default the script starts ``python -m``-style ``app.server.serve`` from
+``--server-root`` (default: this checkout) on a free loopback port and stops it afterwards;
+``--server-cmd CMD`` starts another command instead (``DPLAB_ADDRESS``/``DPLAB_PORT`` set, e.g.
+``scripts/serve-prod``); ``--url URL --pid PID`` targets a server that is already running
+(PID: the process whose process tree is the server, for CPU and RSS; optional).
+``--variant panel-busy`` runs our own server with Panel's default busy indicator (the state
+before issue 11) for before/after comparisons; ``--profile FILE`` records the server with
+py-spy (speedscope JSON) during the measured window.
+
+Also printed: the machine's load average and how much CPU other processes used during the run
+(the machine is shared), and the load client's own CPU and event-loop lag (if the client is
+saturated, its latencies are not the server's).
+
+Usage examples (2-core machine; keep runs short):
+  .venv/bin/python benchmarks/classroom_load.py moves --students 200 --duration 60
+  .venv/bin/python benchmarks/classroom_load.py open --students 50
+  .venv/bin/python benchmarks/classroom_load.py memory --students 100 --cycles 2
+This is a script, not a test: it asserts nothing about wall-clock time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import random
+import re
+import resource
+import shlex
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from wsclient import LabTab, Move, OpenTimes
+
+ROOT = Path(__file__).resolve().parents[1]
+SIGMA_LOG = (-0.5, 0.8)  # σ from 0.32 to 6.3 on the slider: always inside the valid h range
+EPS_RANGE = (0.2, 6.0)
+
+SERVER_CODE = r"""
+import os, sys
+sys.path.insert(0, os.environ["DPLAB_BENCH_ROOT"])
+if os.environ.get("DPLAB_BENCH_VARIANT") == "panel-busy":
+    # Before issue 11: the template kept Panel's default (process-wide) busy indicator.
+    import panel as pn
+    _T = pn.template.FastListTemplate
+    class _Busy(_T):
+        def __init__(self, **kw):
+            kw.pop("busy_indicator", None)
+            super().__init__(**kw)
+    pn.template.FastListTemplate = _Busy
+import inspect
+from app.server import serve
+kw = {}
+if "max_sessions" in inspect.signature(serve).parameters:
+    # One process carries the whole class here: no per-worker session cap.
+    kw["max_sessions"] = int(os.environ.get("DPLAB_BENCH_MAX_SESSIONS", "2000"))
+serve(address="127.0.0.1", port=int(os.environ["DPLAB_BENCH_PORT"]), **kw)
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# statistics and /proc sampling
+# ---------------------------------------------------------------------------------------------
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return math.nan
+    s = sorted(values)
+    k = (len(s) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def _tree(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(d))
+    out, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        out.append(p)
+        stack.extend(children.get(p, []))
+    return out
+
+
+def proc_sample(pid: int | None) -> tuple[float, float]:
+    """(CPU seconds, RSS MB) summed over the process tree of ``pid`` (nan when unknown)."""
+    if pid is None:
+        return math.nan, math.nan
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu = rss = 0.0
+    for p in _tree(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / tick
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        rss += int(line.split()[1]) / 1024
+        except (OSError, IndexError, ValueError):
+            continue
+    return cpu, rss
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy CPU seconds, total CPU seconds) of the whole machine since boot."""
+    with open("/proc/stat") as f:
+        parts = [int(x) for x in f.readline().split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    idle = parts[3] + parts[4]
+    return (sum(parts) - idle) / tick, sum(parts) / tick
+
+
+def loadavg() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+@dataclass
+class Window:
+    """CPU/RSS/load of one measured window."""
+
+    t0: float = 0.0
+    server0: tuple[float, float] = (math.nan, math.nan)
+    machine0: tuple[float, float] = (0.0, 0.0)
+    client0: float = 0.0
+    load_start: str = ""
+    rss_peak: float = math.nan
+
+    @classmethod
+    def start(cls, pid: int | None) -> Window:
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        return cls(time.perf_counter(), proc_sample(pid), machine_busy(), ru.ru_utime + ru.ru_stime,
+                   loadavg(), proc_sample(pid)[1])
+
+    def result(self, pid: int | None) -> dict[str, Any]:
+        wall = time.perf_counter() - self.t0
+        cpu, rss = proc_sample(pid)
+        busy, total = machine_busy()
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        client = ru.ru_utime + ru.ru_stime - self.client0
+        server = cpu - self.server0[0]
+        machine = busy - self.machine0[0]
+        others = machine - client - (0.0 if math.isnan(server) else server)
+        return {
+            "wall_s": wall,
+            "server_cpu_pct": 100 * server / wall,
+            "server_rss_mb": rss,
+            "server_rss_peak_mb": max(self.rss_peak, rss),
+            "client_cpu_pct": 100 * client / wall,
+            "others_cpu_pct": 100 * max(0.0, others) / wall,
+            "machine_cpu_pct": 100 * machine / (total - self.machine0[1]) * (os.cpu_count() or 1),
+            "load_start": self.load_start,
+            "load_end": loadavg(),
+        }
+
+
+async def sample_rss(pid: int | None, win: Window, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        r = proc_sample(pid)[1]
+        if not math.isnan(r):
+            win.rss_peak = r if math.isnan(win.rss_peak) else max(win.rss_peak, r)
+        try:
+            await asyncio.wait_for(stop.wait(), 1.0)
+        except TimeoutError:
+            pass
+
+
+async def loop_lag(out: list[float], stop: asyncio.Event) -> None:
+    """How late the client's event loop wakes up (a saturated client inflates latencies)."""
+    while not stop.is_set():
+        t = time.perf_counter()
+        await asyncio.sleep(0.05)
+        out.append(time.perf_counter() - t - 0.05)
+
+
+# ---------------------------------------------------------------------------------------------
+# the server under test
+# ---------------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    url: str
+    pid: int | None
+    proc: subprocess.Popen[bytes] | None = None
+    log: Path | None = None
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=5)
+
+
+def start_server(args: argparse.Namespace) -> Server:
+    if args.url:
+        return Server(args.url.rstrip("/"), args.pid)
+    port = free_port()
+    root = Path(args.server_root).resolve()
+    env = {**os.environ, "DPLAB_BENCH_ROOT": str(root), "DPLAB_BENCH_PORT": str(port),
+           "DPLAB_BENCH_VARIANT": args.variant, "DPLAB_ADDRESS": "127.0.0.1",
+           "DPLAB_PORT": str(port), "PYTHONPATH": str(root)}
+    env.pop("BOKEH_RESOURCES", None)
+    if args.server_cmd:
+        cmd = shlex.split(args.server_cmd)
+    else:
+        cmd = [sys.executable, "-c", SERVER_CODE]
+    log = Path(f"/tmp/classroom_load_server_{port}.log")
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    srv = Server(f"http://127.0.0.1:{port}", proc.pid, proc, log)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited ({proc.returncode}); see {log}")
+        try:
+            with urllib.request.urlopen(f"{srv.url}/lab?lang=en", timeout=10):
+                return srv
+        except OSError:
+            time.sleep(0.3)
+    srv.stop()
+    raise SystemExit(f"server did not start in 90 s; see {log}")
+
+
+def start_profile(args: argparse.Namespace, pid: int | None, seconds: float
+                  ) -> subprocess.Popen[bytes] | None:
+    if not args.profile or pid is None:
+        return None
+    pyspy = Path(sys.executable).parent / "py-spy"
+    cmd = [str(pyspy), "record", "--pid", str(pid), "--duration", str(int(seconds)),
+           "--rate", "100", "--format", args.profile_format, "--output", args.profile,
+           "--nonblocking"]
+    if args.server_cmd:
+        cmd.append("--subprocesses")
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def gc_pauses(log: Path | None) -> dict[str, Any]:
+    """Long collections the server logged (app.server.tune_process logs those >= 0.2 s)."""
+    if log is None or not log.exists():
+        return {}
+    pauses = [float(m.group(1)) for m in re.finditer(r"paused the server ([0-9.]+) s",
+                                                       log.read_text(errors="replace"))]
+    return {"gc_pauses_logged": len(pauses), "gc_pause_max_s": max(pauses, default=0.0)}
+
+
+def stop_profile(prof: subprocess.Popen[bytes] | None) -> None:
+    if prof is None:
+        return
+    if prof.poll() is None:
+        prof.send_signal(signal.SIGINT)  # py-spy writes its output on SIGINT
+    try:
+        prof.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        prof.kill()
+    err = (prof.stderr.read() if prof.stderr else b"").decode(errors="replace").strip()
+    if prof.returncode not in (0, -signal.SIGINT) and err:
+        print(f"py-spy: {err[-300:]}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------------------
+# students
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Results:
+    moves: list[Move] = field(default_factory=list)
+
+    def add(self, m: Move) -> None:
+        self.moves.append(m)
+
+    def summary(self, t_from: float, t_to: float, lost_after: float) -> dict[str, Any]:
+        ms = [m for m in self.moves if t_from <= m.sent < t_to]
+        ok = [m.latency for m in ms if m.latency is not None and m.latency <= lost_after]
+        lost = len(ms) - len(ok)
+        return {"moves": len(ms), "lost": lost,
+                "lost_pct": 100 * lost / len(ms) if ms else math.nan,
+                "p50_ms": 1000 * pct(ok, 0.5), "p95_ms": 1000 * pct(ok, 0.95),
+                "max_ms": 1000 * max(ok) if ok else math.nan}
+
+
+def next_value(tab: LabTab, slider: str, rng: random.Random) -> float:
+    if slider == "sigma":
+        lo, hi = SIGMA_LOG
+        k = round(tab.sigma_log / 0.01) + rng.choice([-7, -4, -2, 2, 4, 7])
+        v = round(k * 0.01, 2)
+        return v if lo <= v <= hi else round((lo + hi) / 2 + rng.uniform(-0.2, 0.2), 2)
+    lo, hi = EPS_RANGE
+    k = round(tab.eps / 0.05) + rng.choice([-6, -3, -1, 1, 3, 6])
+    v = round(k * 0.05, 2)
+    return v if lo <= v <= hi else round(round(rng.uniform(1.0, 3.0) / 0.05) * 0.05, 2)
+
+
+async def student(tab: LabTab, rng: random.Random, interval: float, stop: asyncio.Event,
+                  lost_after: float) -> None:
+    await asyncio.sleep(rng.uniform(0, interval))
+    n = rng.randrange(2)
+    while not stop.is_set() and not tab.closed:
+        slider = ("sigma", "eps")[n % 2]
+        n += 1
+        try:
+            await tab.move(slider, next_value(tab, slider, rng))
+        except Exception as exc:  # the connection died: the tab stops, its moves are lost
+            tab.errors.append(f"move: {exc}")
+            return
+        tab.expire(lost_after)
+        try:
+            await asyncio.wait_for(stop.wait(), interval * rng.uniform(2 / 3, 4 / 3))
+        except TimeoutError:
+            pass
+
+
+async def open_tab(url: str, results: Results | None, fetch_assets: bool,
+                   timeout: float) -> tuple[LabTab, OpenTimes | None, str | None]:
+    tab = LabTab(url, fetch_assets=fetch_assets, timeout=timeout,
+                 on_result=results.add if results else None)
+    try:
+        t = await asyncio.wait_for(tab.open(), timeout)
+        return tab, t, None
+    except Exception as exc:
+        await tab.close()
+        return tab, None, f"{type(exc).__name__}: {exc}"[:200]
+
+
+async def drain(tabs: list[LabTab], lost_after: float) -> None:
+    deadline = time.perf_counter() + lost_after + 0.5
+    while any(t.pending for t in tabs) and time.perf_counter() < deadline:
+        await asyncio.sleep(0.1)
+    for t in tabs:
+        t.expire(0.0)  # whatever is still pending now is lost
+
+
+async def alone(url: str, moves: int, lost_after: float) -> dict[str, Any]:
+    """Baseline: one student on the otherwise idle server, a move every 0.4 s."""
+    res = Results()
+    tab, _, err = await open_tab(url, res, False, 60)
+    if err:
+        raise SystemExit(f"baseline tab failed to open: {err}")
+    rng = random.Random(7)
+    for i in range(moves):
+        slider = ("sigma", "eps")[i % 2]
+        m = await tab.move(slider, next_value(tab, slider, rng))
+        t0 = time.perf_counter()
+        while m.latency is None and time.perf_counter() - t0 < lost_after:
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.4)
+    await drain([tab], lost_after)
+    await tab.close()
+    return res.summary(0, math.inf, lost_after)
+
+
+# ---------------------------------------------------------------------------------------------
+# modes
+# ---------------------------------------------------------------------------------------------
+async def warm_up(url: str) -> None:
+    # The first sessions pay for imports and caches: not part of any figure.
+    for _ in range(2):
+        tab, _, err = await open_tab(url, None, False, 120)
+        if err:
+            raise SystemExit(f"warm-up failed: {err}")
+        await tab.move("eps", 1.5)
+        await asyncio.sleep(0.5)
+        await tab.close()
+
+
+async def run_moves(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
+    url = f"{srv.url}{args.path}"
+    await warm_up(url)
+    base = await alone(url, args.baseline_moves, args.lost_after)
+    print(f"baseline (alone): p50 {base['p50_ms']:.0f} ms  p95 {base['p95_ms']:.0f} ms  "
+          f"lost {base['lost']}/{base['moves']}", file=sys.stderr, flush=True)
+    res = Results()
+    rng = random.Random(args.seed)
+    stop = asyncio.Event()
+    tabs: list[LabTab] = []
+    open_times: list[float] = []
+    open_errors: list[str] = []
+    runners: list[asyncio.Task[None]] = []
+    lag: list[float] = []
+    sampler_stop = asyncio.Event()
+    lag_task = asyncio.create_task(loop_lag(lag, sampler_stop))
+
+    async def join(i: int) -> None:
+        await asyncio.sleep(args.ramp * i / max(1, args.students))
+        tab, t, err = await open_tab(url, res, False, args.open_timeout)
+        if err or t is None:
+            open_errors.append(err or "?")
+            return
+        tabs.append(tab)
+        open_times.append(t.complete)
+        runners.append(asyncio.create_task(
+            student(tab, random.Random(rng.random()), args.interval, stop, args.lost_after)))
+
+    t_ramp = time.perf_counter()
+    ramp_win = Window.start(srv.pid)
+    await asyncio.gather(*(join(i) for i in range(args.students)))
+    ramp = ramp_win.result(srv.pid)
+    print(f"{len(tabs)} tabs open after {time.perf_counter() - t_ramp:.1f} s "
+          f"({len(open_errors)} failed)", file=sys.stderr, flush=True)
+    # Measured window: starts one interval after the last tab opened (every student moving).
+    await asyncio.sleep(args.interval)
+    win = Window.start(srv.pid)
+    rss_task = asyncio.create_task(sample_rss(srv.pid, win, sampler_stop))
+    prof = start_profile(args, srv.pid, args.duration)
+    t_from = time.perf_counter()
+    await asyncio.sleep(args.duration)
+    t_to = time.perf_counter()
+    w = win.result(srv.pid)
+    stop.set()
+    await asyncio.gather(*runners, return_exceptions=True)
+    await drain(tabs, args.lost_after)
+    sampler_stop.set()
+    await asyncio.gather(rss_task, lag_task)
+    tab_errors = sum(1 for t in tabs if t.errors)
+    for t in tabs:
+        await t.close()
+    stop_profile(prof)
+    s = res.summary(t_from, t_to, args.lost_after)
+    return {"mode": "moves", "label": args.label, "students": args.students,
+            "open": len(tabs), "open_failed": len(open_errors),
+            "open_p95_s": pct(open_times, 0.95), "ramp_s": args.ramp,
+            "ramp_server_cpu_pct": ramp["server_cpu_pct"], "interval_s": args.interval,
+            **s, "baseline": "alone", "base_p50_ms": base["p50_ms"],
+            "base_p95_ms": base["p95_ms"], "ratio_p50": s["p50_ms"] / base["p50_ms"],
+            "ratio_p95": s["p95_ms"] / base["p95_ms"], "moves_per_s": s["moves"] / w["wall_s"],
+            "server_cpu_ms_per_move": 10 * w["server_cpu_pct"] * w["wall_s"] / max(1, s["moves"]),
+            **w, "client_lag_p99_ms": 1000 * pct(lag, 0.99), "tabs_with_errors": tab_errors,
+            "errors_sample": (open_errors + [e for t in tabs for e in t.errors])[:3]}
+
+
+async def run_open(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
+    url = f"{srv.url}{args.path}"
+    fetch = not args.warm_cache
+    await warm_up(url)
+    lone: list[float] = []
+    for _ in range(3):
+        tab, t, err = await open_tab(url, None, fetch, args.open_timeout)
+        if err or t is None:
+            raise SystemExit(f"baseline open failed: {err}")
+        lone.append(t.complete)
+        await tab.close()
+        await asyncio.sleep(1.0)
+    base = statistics.median(lone)
+    print(f"baseline (one student opening alone): {base:.2f} s", file=sys.stderr, flush=True)
+    await asyncio.sleep(2.0)
+    res = Results()
+    rng = random.Random(args.seed)
+    lag: list[float] = []
+    stop = asyncio.Event()
+    lag_task = asyncio.create_task(loop_lag(lag, stop))
+    win = Window.start(srv.pid)
+    rss_task = asyncio.create_task(sample_rss(srv.pid, win, stop))
+    prof = start_profile(args, srv.pid, args.open_timeout)
+    starts = sorted(rng.uniform(0, args.spread) for _ in range(args.students))
+
+    async def one(delay: float) -> tuple[LabTab, OpenTimes | None, str | None]:
+        await asyncio.sleep(delay)
+        return await open_tab(url, res, fetch, args.open_timeout)
+
+    opened = await asyncio.gather(*(one(d) for d in starts))
+    w = win.result(srv.pid)
+    tabs = [tab for tab, t, _ in opened if t is not None]
+    times = [t for _, t, _ in opened if t is not None]
+    errs = [e for _, _, e in opened if e]
+    # Each complete page must also be live: one slider move per tab.
+    for tab in tabs:
+        await tab.move("eps", 2.5)
+        await asyncio.sleep(0.02)
+    await drain(tabs, args.lost_after)
+    stop.set()
+    await asyncio.gather(lag_task, rss_task)
+    for tab in tabs:
+        await tab.close()
+    stop_profile(prof)
+    complete = [t.complete for t in times]
+    s = res.summary(0, math.inf, args.lost_after)
+    return {"mode": "open", "label": args.label, "students": args.students,
+            "spread_s": args.spread, "assets": "warm" if args.warm_cache else "cold",
+            "complete": len(times), "failed": len(errs),
+            "html_p50_s": pct([t.html for t in times], 0.5),
+            "html_p95_s": pct([t.html for t in times], 0.95),
+            "complete_p50_s": pct(complete, 0.5), "complete_p95_s": pct(complete, 0.95),
+            "complete_max_s": max(complete) if complete else math.nan,
+            "baseline": "one student opening alone", "base_complete_s": base,
+            "ratio_p95": pct(complete, 0.95) / base,
+            "first_move_p95_ms": s["p95_ms"], "first_move_lost": s["lost"],
+            "server_cpu_s_per_open": w["server_cpu_pct"] * w["wall_s"] / 100 / max(1, len(times)),
+            "html_kb": times[0].html_bytes / 1024 if times else math.nan,
+            "assets_mb": times[0].asset_bytes / 2**20 if times else math.nan,
+            "doc_kb": times[0].doc_bytes / 1024 if times else math.nan,
+            **w, "client_lag_p99_ms": 1000 * pct(lag, 0.99), "errors_sample": errs[:3]}
+
+
+async def run_memory(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
+    url = f"{srv.url}{args.path}"
+    await warm_up(url)
+    await asyncio.sleep(args.linger)
+    rss0 = proc_sample(srv.pid)[1]
+    print(f"baseline RSS {rss0:.1f} MB (after warm-up, sessions discarded)", file=sys.stderr)
+    cycles = []
+    win = Window.start(srv.pid)
+    for c in range(args.cycles):
+        res = Results()
+        tabs: list[LabTab] = []
+        for i in range(0, args.students, 10):
+            opened = await asyncio.gather(*(open_tab(url, res, False, args.open_timeout)
+                                            for _ in range(min(10, args.students - i))))
+            tabs += [tab for tab, t, _ in opened if t is not None]
+        for tab in tabs:
+            await tab.move("eps", 2.0)
+        await drain(tabs, args.lost_after)
+        await asyncio.sleep(5)
+        rss_open = proc_sample(srv.pid)[1]
+        for tab in tabs:
+            await tab.close()
+        await asyncio.sleep(args.linger)
+        rss_closed = proc_sample(srv.pid)[1]
+        cycles.append({"open": len(tabs), "rss_open_mb": rss_open,
+                       "mb_per_session": (rss_open - rss0) / max(1, len(tabs)),
+                       "rss_closed_mb": rss_closed, "lost": res.summary(0, math.inf, 99)["lost"]})
+        print(f"cycle {c + 1}: {cycles[-1]}", file=sys.stderr, flush=True)
+    w = win.result(srv.pid)
+    return {"mode": "memory", "label": args.label, "students": args.students,
+            "baseline": "RSS after warm-up", "rss_base_mb": rss0, "cycles": cycles,
+            "rss_final_mb": cycles[-1]["rss_closed_mb"],
+            "final_minus_base_mb": cycles[-1]["rss_closed_mb"] - rss0,
+            "mb_per_session": max(c["mb_per_session"] for c in cycles), **w}
+
+
+def report(r: dict[str, Any]) -> str:
+    lines = [f"== {r['mode']} [{r['label']}] students={r['students']}  "
+             f"load avg {r['load_start']} -> {r['load_end']}  "
+             f"others' CPU {r['others_cpu_pct']:.0f} % of one core"]
+    if r["mode"] == "moves":
+        lines += [
+            f"card update p50 {r['p50_ms']:.0f} ms  p95 {r['p95_ms']:.0f} ms  "
+            f"max {r['max_ms']:.0f} ms  lost {r['lost']}/{r['moves']} ({r['lost_pct']:.2f} %)",
+            f"baseline (one student alone): p50 {r['base_p50_ms']:.0f} ms  "
+            f"p95 {r['base_p95_ms']:.0f} ms  -> ratio p50 {r['ratio_p50']:.2f}x  "
+            f"p95 {r['ratio_p95']:.2f}x",
+            f"server CPU {r['server_cpu_pct']:.0f} % of one core "
+            f"({r['server_cpu_ms_per_move']:.1f} ms per move, {r['moves_per_s']:.1f} moves/s)  "
+            f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f})",
+            f"opening: {r['open']} open, {r['open_failed']} failed, p95 {r['open_p95_s']:.1f} s "
+            f"(ramp {r['ramp_s']:.0f} s, server CPU {r['ramp_server_cpu_pct']:.0f} %)",
+        ]
+    elif r["mode"] == "open":
+        lines += [
+            f"complete page p50 {r['complete_p50_s']:.2f} s  p95 {r['complete_p95_s']:.2f} s  "
+            f"max {r['complete_max_s']:.2f} s  ({r['complete']} complete, {r['failed']} failed;"
+            f" {r['assets']} cache)",
+            f"HTML (page built) p50 {r['html_p50_s']:.2f} s  p95 {r['html_p95_s']:.2f} s; "
+            f"then one move each: p95 {r['first_move_p95_ms']:.0f} ms, "
+            f"lost {r['first_move_lost']}",
+            f"baseline (one student opening alone): {r['base_complete_s']:.2f} s -> "
+            f"ratio p95 {r['ratio_p95']:.1f}x",
+            f"server CPU {r['server_cpu_pct']:.0f} % of one core over {r['wall_s']:.1f} s "
+            f"({r['server_cpu_s_per_open']:.2f} s per page), "
+            f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f}); per tab: "
+            f"HTML {r['html_kb']:.0f} kB, assets {r['assets_mb']:.1f} MB, doc {r['doc_kb']:.0f} kB",
+        ]
+    else:
+        lines.append(f"RSS baseline {r['rss_base_mb']:.0f} MB")
+        for i, c in enumerate(r["cycles"]):
+            lines.append(f"cycle {i + 1}: {c['open']} idle sessions -> {c['rss_open_mb']:.0f} MB "
+                         f"({c['mb_per_session']:.2f} MB/session); closed -> "
+                         f"{c['rss_closed_mb']:.0f} MB")
+        lines.append(f"after the last cycle: {r['final_minus_base_mb']:+.1f} MB vs baseline")
+    lines.append(f"client CPU {r['client_cpu_pct']:.0f} % of one core"
+                 + (f", event-loop lag p99 {r['client_lag_p99_ms']:.0f} ms"
+                    if "client_lag_p99_ms" in r else "")
+                 + f"; machine busy {r['machine_cpu_pct']:.0f} % of one core")
+    if "gc_pauses_logged" in r:
+        lines.append(f"server GC pauses >= 0.2 s: {r['gc_pauses_logged']}"
+                     + (f" (max {r['gc_pause_max_s']:.2f} s)" if r["gc_pauses_logged"] else ""))
+    if r.get("errors_sample"):
+        lines.append(f"errors (sample): {r['errors_sample']}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", choices=["moves", "open", "memory"])
+    ap.add_argument("--students", type=int, default=100)
+    ap.add_argument("--label", default="current")
+    ap.add_argument("--url", help="target a running server (e.g. the balancer)")
+    ap.add_argument("--pid", type=int, help="with --url: the server's process (tree) to sample")
+    ap.add_argument("--server-root", default=str(ROOT), help="source tree of our own server")
+    ap.add_argument("--server-cmd", help="start this command as the server instead")
+    ap.add_argument("--variant", default="", choices=["", "panel-busy"])
+    ap.add_argument("--path", default="/lab?lang=en")
+    ap.add_argument("--interval", type=float, default=3.0)
+    ap.add_argument("--duration", type=float, default=60.0)
+    ap.add_argument("--ramp", type=float, default=30.0, help="moves: seconds to open all tabs")
+    ap.add_argument("--spread", type=float, default=1.0, help="open: seconds to start all tabs")
+    ap.add_argument("--warm-cache", action="store_true", help="open: skip scripts/styles")
+    ap.add_argument("--lost-after", type=float, default=10.0)
+    ap.add_argument("--open-timeout", type=float, default=120.0)
+    ap.add_argument("--baseline-moves", type=int, default=30)
+    ap.add_argument("--cycles", type=int, default=2)
+    ap.add_argument("--linger", type=float, default=45.0,
+                    help="memory: seconds for the server to discard closed sessions")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--profile", help="py-spy output file for the measured window")
+    ap.add_argument("--profile-format", default="speedscope", choices=["speedscope", "raw"])
+    ap.add_argument("--json", help="append the result as one JSON line to this file")
+    args = ap.parse_args()
+
+    from tornado.httpclient import AsyncHTTPClient
+
+    # Tornado's client queues beyond 10 requests by default; a class has no such queue.
+    AsyncHTTPClient.configure(None, max_clients=10_000)
+    srv = start_server(args)
+    try:
+        run = {"moves": run_moves, "open": run_open, "memory": run_memory}[args.mode]
+        r = asyncio.run(run(args, srv))
+    finally:
+        srv.stop()
+    r.update(gc_pauses(srv.log))
+    r["server"] = args.url or args.server_cmd or f"app.server from {args.server_root}"
+    r["variant"] = args.variant or "as configured"
+    r["cpus"] = os.cpu_count()
+    print(report(r))
+    line = json.dumps(r, default=lambda o: asdict(o) if hasattr(o, "__dataclass_fields__")
+                      else str(o))
+    print(line)
+    if args.json:
+        with open(args.json, "a") as f:
+            f.write(line + "\n")
+
+
+if __name__ == "__main__":
+    main()
