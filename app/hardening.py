@@ -194,10 +194,21 @@ def unavailable_http(status: int, kind: str, headers: dict[str, str]) -> bytes:
 # Session cap, health, page-run log
 
 
+# A session without a websocket still counts this long: its page was just sent and the
+# websocket is on its way (or the tab is reloading). After that it is a closed tab that Bokeh
+# keeps until its unused-session lifetime ends; it no longer takes a student's place.
+PENDING_MS = 30_000
+
+
 def session_count(application: Any) -> int:
-    """Bokeh sessions alive in this process (all apps); closed ones count until Bokeh drops
-    them (unused-session lifetime)."""
-    return sum(len(ctx.sessions) for ctx in application._applications.values())
+    """Sessions that hold a place in this process (all apps): connected, or created/left less
+    than ``PENDING_MS`` ago."""
+    n = 0
+    for ctx in application._applications.values():
+        for s in ctx.sessions:
+            if s.connection_count > 0 or s.milliseconds_since_last_unsubscribe < PENDING_MS:
+                n += 1
+    return n
 
 
 def capped_doc_handler(base: type, max_sessions: int) -> type:
@@ -239,9 +250,10 @@ class HealthHandler(tornado.web.RequestHandler):
     def get(self) -> None:
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
+        kept = sum(len(c.sessions) for c in self.application._applications.values())
         self.finish(json.dumps({"status": "ok", "worker": self.worker,
                                 "sessions": session_count(self.application),
-                                "max_sessions": self.max_sessions}))
+                                "sessions_kept": kept, "max_sessions": self.max_sessions}))
 
     def head(self) -> None:
         self.set_header("Cache-Control", "no-store")

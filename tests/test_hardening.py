@@ -142,6 +142,20 @@ def test_websocket_origins_are_the_configured_hosts_only() -> None:
         "course.example.org", "localhost:80", "127.0.0.1:80"]
 
 
+def test_a_place_is_held_by_connected_and_just_opened_sessions_only() -> None:
+    from types import SimpleNamespace as NS
+
+    def sess(connections: int, idle_ms: float) -> NS:
+        return NS(connection_count=connections, milliseconds_since_last_unsubscribe=idle_ms)
+
+    app = NS(_applications={
+        "/lab": NS(sessions=[sess(1, 10 ** 9),       # a student working
+                             sess(0, 2_000),         # page just sent, websocket on its way
+                             sess(0, hardening.PENDING_MS + 1)]),  # a closed tab
+        "/cdf": NS(sessions=[sess(2, 0)])})
+    assert hardening.session_count(app) == 3
+
+
 # ---- serve() wiring --------------------------------------------------------------------------
 class _FakeServer:
     def __init__(self) -> None:
@@ -170,6 +184,9 @@ def test_serve_wires_limits_headers_prefix_and_never_autoreload(
 
     monkeypatch.setattr(pn, "serve", fake_serve)
     monkeypatch.setattr(pn.config, "autoreload", True)
+    # Process-wide tuning (GC, Bokeh patches) is not what this test is about: keep it out of
+    # the test process.
+    monkeypatch.setattr(server, "tune_process", lambda: {}, raising=False)
     try:
         server.serve(address="127.0.0.1", port=5999, prefix="/course/", max_sessions=7,
                      max_message_bytes=4096, frame_ancestors=["https://lms.example.org"],

@@ -20,6 +20,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -235,6 +236,18 @@ def test_security_headers_cookie_compression_and_static_cache(prod: Prod) -> Non
     assert h2["Age"] is not None, "second request was not a cache hit"
 
 
+def test_container_healthcheck_script(prod: Prod) -> None:
+    script = ROOT / "deploy" / "healthcheck.py"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DPLAB_")}
+    ok = subprocess.run([sys.executable, str(script)], env={**env, "DPLAB_PORT": str(prod.port)},
+                        capture_output=True, timeout=30)
+    assert ok.returncode == 0, ok.stderr
+    down = subprocess.run([sys.executable, str(script)],
+                          env={**env, "DPLAB_PORT": str(_free_port())}, capture_output=True,
+                          timeout=30)
+    assert down.returncode == 1 and b"healthz" in down.stderr
+
+
 def test_websocket_from_a_foreign_origin_is_refused(prod: Prod) -> None:
     with pytest.raises(Exception) as err:
         prod.run(Tab.open(f"{prod.base}/test-app", origin="http://evil.example.org"))
@@ -350,8 +363,7 @@ def test_session_cap_gives_the_class_full_page(tmp_path_factory: pytest.TempPath
         assert full.headers["Content-Security-Policy"]
         assert len(prod.page_runs()) == 4, "a refused request must not build a page"
         prod.run(tabs[0].close())
-        # Bokeh drops a closed session after its unused-session lifetime (15 s, checked
-        # every 17 s): then the next retry gets in.
+        # A closed tab stops taking a place PENDING_MS (30 s) after it left: a retry gets in.
         page = wait_until(lambda: (p := prod.run(get_page(f"{prod.base}/test-app")))
                           .status == 200 and p, 90, "a free slot after a tab closed", every=2)
         assert page.session_id
