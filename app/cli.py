@@ -62,7 +62,7 @@ def _certify(args: argparse.Namespace) -> int:
     reason = t(f"cli.reason.{c.reason}", lang)
     if c.verdict == "too_close":
         reason = t("cli.reason.too_close_numbers", lang, reason=reason, claim=c.claimed_text,
-                   required=certify_mod.sci_from_log10(c.log10_delta, 17))
+                   required=c.required_text)
     elif c.decided_by == "mpmath":
         reason = t("cli.reason.decided_exactly", lang, reason=reason)
     lines = [
@@ -132,9 +132,13 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import os
+
     from app.hardening import parse_frame_ancestors
     from app.server import serve
 
+    if args.prefix:  # our pages' own links read it (app/urls.py)
+        os.environ["DPLAB_PREFIX"] = args.prefix
     serve(address=args.address, port=args.port,
           allow_websocket_origin=args.allow_websocket_origin or None, show=args.show,
           prefix=args.prefix, max_sessions=args.max_sessions,

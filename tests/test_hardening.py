@@ -309,3 +309,14 @@ def test_haproxy_accepts_the_rendered_config(env: dict[str, str]) -> None:
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "Configuration file is valid" in r.stdout + r.stderr
+
+
+def test_href_adds_the_url_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.urls import href, prefix
+
+    monkeypatch.delenv("DPLAB_PREFIX", raising=False)
+    assert prefix() == "" and href("/lab") == "/lab"
+    monkeypatch.setenv("DPLAB_PREFIX", "course/")
+    assert href("/assets/dplab.css") == "/course/assets/dplab.css"
+    with pytest.raises(ValueError):
+        href("lab")
