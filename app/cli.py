@@ -62,7 +62,7 @@ def _certify(args: argparse.Namespace) -> int:
     reason = t(f"cli.reason.{c.reason}", lang)
     if c.verdict == "too_close":
         reason = t("cli.reason.too_close_numbers", lang, reason=reason, claim=c.claimed_text,
-                   required=certify_mod.sci_from_log10(c.log10_delta, 17))
+                   required=c.required_text)
     elif c.decided_by == "mpmath":
         reason = t("cli.reason.decided_exactly", lang, reason=reason)
     lines = [

@@ -113,7 +113,8 @@ class Certification:
     the exact value is below the normal double range ``sensitivity_underflow`` is True and
     ``log10_sensitivity`` carries it (as_dict then writes the sensitivity as a decimal string).
     ``verdict`` is "pass", "fail" or "too_close" (``passes`` is True only for "pass");
-    ``decided_by`` is "double" or "mpmath". ``exact_sigma_status``: "ok", "not_needed",
+    ``decided_by`` is "double" or "mpmath" (then ``required_text`` is the exact delta to 25
+    significant digits, else ""). ``exact_sigma_status``: "ok", "not_needed",
     "no_finite_sigma" (delta = 0 claimed: exact_sigma = inf), "overflow" / "underflow" (the
     smallest sigma is not a normal double; exact_sigma is then inf / 0.0 and
     ``log10_exact_sigma`` gives it).
@@ -152,6 +153,7 @@ class Certification:
     h: float = 0.0
     exact_sigma_status: str = "ok"
     log10_exact_sigma: float = math.nan
+    required_text: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (infinities become the strings "inf" / "-inf"; a sensitivity
@@ -212,10 +214,11 @@ def _mp_ln_delta(eps: float, hf: Fraction, dps: int) -> Any:
         return mp.log(mp.ncdf(a) - mp.exp(e) * mp.ncdf(c))
 
 
-def _exact_verdict(eps: float, hf: Fraction, claim: Claim, lost10: float) -> str | None:
-    """Compare the claim with the exact delta at 40+ digits (mpmath, twice); "pass", "fail",
-    or None when even that cannot separate them. ``lost10``: digits the subtraction
-    Phi(a) - e^eps Phi(c) cancels (-log10 of delta/Phi(a))."""
+def _exact_verdict(eps: float, hf: Fraction, claim: Claim, lost10: float
+                   ) -> tuple[str | None, str]:
+    """Compare the claim with the exact delta at 40+ digits (mpmath, twice): ("pass" | "fail" |
+    None when even that cannot separate them, the exact delta to 25 digits). ``lost10``:
+    digits the subtraction Phi(a) - e^eps Phi(c) cancels (-log10 of delta/Phi(a))."""
     import mpmath as mp
 
     dps = _MP_DIGITS + min(int(max(lost10, 0.0)) + 2, 5000)
@@ -224,11 +227,12 @@ def _exact_verdict(eps: float, hf: Fraction, claim: Claim, lost10: float) -> str
     with mp.workdps(dps + 25):
         lc = mp.log(claim.mp())
         tol = abs(v1 - v2) * 4 + mp.mpf(10) ** (-(_MP_DIGITS - 5)) * max(1, abs(v2))
+        text = mp.nstr(mp.exp(v2), 25)
         if lc - v2 > tol:
-            return "pass"
+            return "pass", text
         if v2 - lc > tol:
-            return "fail"
-    return None
+            return "fail", text
+    return None, text
 
 
 def certify(
@@ -265,6 +269,7 @@ def certify(
     sens = float(sens_f)
     log10_sens = queries.log10_sensitivity(q, nn, b)
     decided_by = "double"
+    required_text = ""
     if not positive:
         ld = lo_b = hi_b = -math.inf
         h = 0.0
@@ -288,7 +293,7 @@ def certify(
             else:
                 decided_by = "mpmath"
                 lost10 = (p.log_p0 - p.log_delta) * _LOG10_E if p.path == "C" else 2.0
-                exact = _exact_verdict(e, hf, claim, lost10)
+                exact, required_text = _exact_verdict(e, hf, claim, lost10)
                 verdict = exact if exact is not None else "too_close"
             reason = {"pass": "claim_covers", "fail": "claim_too_small",
                       "too_close": "too_close_to_call"}[verdict]
@@ -330,6 +335,7 @@ def certify(
         h=h,
         exact_sigma_status=status,
         log10_exact_sigma=log10_sigma,
+        required_text=required_text,
     )
 
 

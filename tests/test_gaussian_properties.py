@@ -63,3 +63,35 @@ def test_epsilon_delta_round_trip(eps, h):
     assert back <= math.log(target)  # conservative
     if e > 0.0:  # and tight (in delta: eps itself is ill-conditioned where delta is flat)
         assert back >= math.log(target) - 1e-12 * max(1.0, abs(math.log(target)))
+
+
+loguni_h = st.floats(min_value=-2.0, max_value=1.0).map(lambda x: 10.0**x)
+
+
+@SET
+@given(st.floats(min_value=0.0, max_value=10.0), loguni_h)
+def test_vector_and_scalar_paths_agree_where_students_are(eps, h):
+    """Classroom points (h log-uniform in [0.01, 10]): the vectorised integral path (blocks,
+    Gauss-Legendre in ln u) gives the scalar value to ~1 ulp, inside the scalar error bound."""
+    import numpy as np
+
+    s = g.log_delta(eps, h, 1.0)
+    vv = float(g.log_delta(np.array([eps]), h, 1.0)[0])
+    assert abs(vv - s) <= 1e-15 * max(1.0, abs(s))
+    ld, lo, hi = g.log_delta_bounds(eps, h, 1.0)
+    assert lo <= ld <= hi and hi - lo <= 1e-13 * max(1.0, abs(ld))
+
+
+@SET
+@given(st.floats(min_value=0.0, max_value=50.0), st.floats(min_value=1.0, max_value=15.6),
+       st.floats(min_value=1e-3, max_value=1e3))
+def test_calibrate_near_delta_one_is_relative(eps, k, sens):
+    """Targets 1 - 10^-k: the margin is relative to |ln delta| (issue 10, item 4)."""
+    target = 1.0 - 10.0**-k
+    if target >= 1.0:
+        return
+    sigma = g.calibrate_sigma(eps, target, sens)
+    ld = g.log_delta(eps, sens, sigma)
+    lt = math.log(target)
+    assert ld <= lt
+    assert ld >= lt * (1 + 1e-12)  # within 1e-12 of |ln target|, however small it is

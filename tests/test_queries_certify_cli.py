@@ -168,3 +168,37 @@ def test_cli_bad_input_is_one_line_exit_2(argv, name):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and name in lines[0] and "Traceback" not in proc.stderr
+
+
+# ---- issue 10: exact inputs, log-space claims, the third verdict -------------------------------
+def test_certify_accepts_the_claim_as_text_in_log_space():
+    c = certify.certify("sum", 4, 1.0, 1.0, 1.0, "0.13")
+    assert c.passes and c.claimed_text == "0.13" and c.claimed_log10 == pytest.approx(
+        math.log10(0.13), rel=1e-15)
+    tiny = certify.certify("mean", 32, 1.0, 10.0, 10.0, "1e-1000000")  # below 5e-324
+    assert tiny.passes  # ln delta = -5.1e6 < ln 1e-1000000 = -2.3e6
+    assert not certify.certify("mean", 32, 1.0, 10.0, 10.0, "1e-3000000").passes
+    assert certify.certify("sum", 4, 1.0, 1.0, 1.0, 0.13).decided_by == "double"
+    with pytest.raises(ValueError, match="claimed delta"):
+        certify.certify("sum", 4, 1.0, 1.0, 1.0, "1.5")
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "below the double range"),
+                                             ("ko", "배정밀도 범위보다 작음")])
+def test_cli_prints_an_underflowing_sensitivity_from_its_log(capsys, lang, words):
+    assert cli.main(["certify", "--query", "mean", "--n", "1e30", "--B", "1e-300", "--sigma",
+                     "1e-300", "--eps", "0", "--delta", "1e-30", "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    assert "1.000000000e-330" in out and words in out
+
+
+def test_cli_too_close_shows_both_numbers(capsys):
+    import mpmath as mp
+
+    with mp.workdps(120):  # delta(1) for h = 1: Phi(-1/2) - e Phi(-3/2), to 90 digits
+        exact = mp.nstr(mp.ncdf(mp.mpf(-0.5)) - mp.e * mp.ncdf(mp.mpf(-1.5)), 90)
+    assert cli.main(["certify", "--query", "sum", "--n", "4", "--B", "1", "--sigma", "1",
+                     "--eps", "1", "--delta", exact, "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "too close to call" in out and exact in out
+    assert "required delta = 0.1269367375066439458008296" in out
