@@ -25,7 +25,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 TOKEN_RE = re.compile(r'"token"\s*:\s*"([A-Za-z0-9_\-.]+)"')
-COOKIE = "dplab_w"
+# Affinity cookies set by scripts/serve-prod's HAProxy: dplab_w names a worker process,
+# dplab_b a backend host of a front balancer (DPLAB_ROLE=balancer).
+COOKIES = ("dplab_b", "dplab_w")
 DOCUMENT_READY = {"kind": "MessageSent", "msg_type": "bokeh_event",
                   "msg_data": {"type": "event", "name": "document_ready",
                                "values": {"type": "map"}}}
@@ -64,22 +66,30 @@ def changed(model: str, attr: str, new: Any) -> dict[str, Any]:
     return {"kind": "ModelChanged", "model": {"id": model}, "attr": attr, "new": new}
 
 
-class Page:
-    """The page GET: HTML, token, status, headers, the affinity cookie the balancer set."""
+def cookie_header(cookies: dict[str, str]) -> str:
+    return "; ".join(f"{k}={v}" for k, v in cookies.items())
 
-    def __init__(self, status: int, headers: Any, body: str, cookie: str | None) -> None:
-        self.status, self.headers, self.body, self.cookie = status, headers, body, cookie
+
+class Page:
+    """The page GET: HTML, token, status, headers, the affinity cookies the balancer set."""
+
+    def __init__(self, status: int, headers: Any, body: str, cookies: dict[str, str]) -> None:
+        self.status, self.headers, self.body, self.cookies = status, headers, body, cookies
+        # The front-most affinity: the host for a front balancer, else the worker.
+        self.cookie = next((cookies[c] for c in COOKIES if c in cookies), None)
         m = TOKEN_RE.search(body)
         self.token = m.group(1) if m else None
         self.session_id = session_id(self.token) if self.token else None
 
 
 async def get_page(url: str, cookie: str | None = None, timeout: float = 60.0) -> Page:
+    """GET a page; ``cookie``: a worker name to be pinned to (the dplab_w cookie)."""
     from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
     headers = {"Accept-Language": "en-US,en;q=0.9"}
-    if cookie:
-        headers["Cookie"] = f"{COOKIE}={cookie}"
+    sent = {"dplab_w": cookie} if cookie else {}
+    if sent:
+        headers["Cookie"] = cookie_header(sent)
     req = HTTPRequest(url, headers=headers, request_timeout=timeout, follow_redirects=False)
     try:
         resp = await AsyncHTTPClient().fetch(req)
@@ -87,12 +97,13 @@ async def get_page(url: str, cookie: str | None = None, timeout: float = 60.0) -
         if exc.response is None:
             raise
         resp = exc.response
-    got = cookie
+    got = dict(sent)
     for raw in resp.headers.get_list("Set-Cookie"):
         c = SimpleCookie()
         c.load(raw)
-        if COOKIE in c:
-            got = c[COOKIE].value
+        for name in COOKIES:
+            if name in c:
+                got[name] = c[name].value
     return Page(resp.code, resp.headers, resp.body.decode("utf-8", "replace"), got)
 
 
@@ -126,8 +137,8 @@ class Tab:
         scheme, netloc, path, query, _ = urlsplit(url)
         ws_url = urlunsplit(("ws", netloc, path.rstrip("/") + "/ws", query, ""))
         headers = {"Origin": origin or f"{scheme}://{netloc}"}
-        if page.cookie:
-            headers["Cookie"] = f"{COOKIE}={page.cookie}"
+        if page.cookies:
+            headers["Cookie"] = cookie_header(page.cookies)
         ws = await websocket_connect(HTTPRequest(ws_url, headers=headers,
                                                  request_timeout=timeout),
                                      subprotocols=["bokeh", page.token],
@@ -285,7 +296,7 @@ def raw_ws_frame(payload: bytes, opcode: int = 1) -> bytes:
     return head + mask + masked
 
 
-def raw_ws_connect(host: str, port: int, path: str, token: str, cookie: str | None,
+def raw_ws_connect(host: str, port: int, path: str, token: str, cookies: dict[str, str],
                    rcvbuf: int = 4096) -> socket.socket:
     """Websocket handshake on a plain socket with a tiny receive buffer; returns the socket."""
     s = socket.socket()
@@ -296,8 +307,8 @@ def raw_ws_connect(host: str, port: int, path: str, token: str, cookie: str | No
     lines = [f"GET {path} HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket",
              "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13",
              f"Sec-WebSocket-Protocol: bokeh, {token}", f"Origin: http://{host}:{port}"]
-    if cookie:
-        lines.append(f"Cookie: {COOKIE}={cookie}")
+    if cookies:
+        lines.append(f"Cookie: {cookie_header(cookies)}")
     s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
     reply = b""
     while b"\r\n\r\n" not in reply:

@@ -266,6 +266,7 @@ def test_prefix_and_wildcard_address(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 def test_balancer_role(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     text = _render(monkeypatch, tmp_path, DPLAB_ROLE="balancer",
                    DPLAB_BACKENDS="10.0.0.2:5006, 10.0.0.3:5006")
+    assert "cookie dplab_b insert" in text, "not the hosts' own dplab_w"
     assert "server b1 10.0.0.2:5006 cookie b1" in text
     assert "server b2 10.0.0.3:5006 cookie b2" in text
     dns = _render(monkeypatch, tmp_path, DPLAB_ROLE="balancer", DPLAB_BACKENDS="app:5006",

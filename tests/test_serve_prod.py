@@ -295,7 +295,7 @@ def test_a_slow_client_that_stops_reading(prod: Prod) -> None:
         page = await get_page(f"{prod.base}/lab")
         assert page.token
         slow = await asyncio.to_thread(raw_ws_connect, "127.0.0.1", prod.port,
-                                       f"{prod.prefix}/lab/ws", page.token, page.cookie)
+                                       f"{prod.prefix}/lab/ws", page.token, page.cookies)
         other = await _lab_tab(prod, page.cookie)
         try:
             # It loads the page like a tab, then freezes: it never reads again.
@@ -409,12 +409,16 @@ def test_killed_worker_gets_no_new_sessions_and_sigterm_stops_everything(
 
 def test_worker_and_balancer_roles_for_several_hosts(
         tmp_path_factory: pytest.TempPathFactory) -> None:
-    # What compose.yaml and a several-host setup run: app processes in the worker role and one
-    # balancer in front of them (static backends here; compose finds its replicas by DNS).
+    # What compose.yaml and a several-host setup run: a front balancer (DPLAB_ROLE=balancer,
+    # static backends here; compose finds its replicas by DNS) in front of one app process
+    # (DPLAB_ROLE=worker) and of one host running its own serve-prod (workers + HAProxy).
     front_port = _free_port()
     origin = f"127.0.0.1:{front_port}"
-    hosts = [Prod(tmp_path_factory.mktemp(f"host{i}"), DPLAB_ROLE="worker",
-                  DPLAB_ALLOW_WEBSOCKET_ORIGIN=origin) for i in range(2)]
+    hosts = [Prod(tmp_path_factory.mktemp("host0"), DPLAB_ROLE="worker",
+                  DPLAB_ALLOW_WEBSOCKET_ORIGIN=origin),
+             Prod(tmp_path_factory.mktemp("host1"), DPLAB_ROLE="all", DPLAB_WORKERS="1",
+                  DPLAB_ALLOW_WEBSOCKET_ORIGIN=origin)]
+    names = [f"{socket.gethostname()}:{hosts[0].port}", "w1"]
     front = None
     try:
         front = Prod(tmp_path_factory.mktemp("front"), port=front_port, DPLAB_ROLE="balancer",
@@ -424,10 +428,11 @@ def test_worker_and_balancer_roles_for_several_hosts(
             assert front.run(_echo(t, 80 + i)) == f"echo {80 + i}"
         assert {t.worker for t in tabs} == {"b1", "b2"}
         for t in tabs:
-            owner = hosts[int(str(t.worker)[1:]) - 1]
+            i = int(str(t.worker)[1:]) - 1
+            # The host's own balancer keeps its own cookie; the front's does not replace it.
+            assert ("dplab_w" in t.page.cookies) == (i == 1), t.page.cookies
             runs = [r for h in hosts for r in h.page_runs() if r[2] == t.page.session_id]
-            assert runs == [(f"{socket.gethostname()}:{owner.port}", "/test-app",
-                             t.page.session_id)]
+            assert runs == [(names[i], "/test-app", t.page.session_id)]
         front.run(close_all(tabs))
     finally:
         codes = [p.stop() for p in ([front] if front else []) + hosts]
