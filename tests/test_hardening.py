@@ -321,3 +321,13 @@ def test_href_adds_the_url_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     assert href("/assets/dplab.css") == "/course/assets/dplab.css"
     with pytest.raises(ValueError):
         href("lab")
+
+
+def test_serve_prod_is_ruff_clean() -> None:
+    # `ruff check .` skips files without a .py suffix; the start script is Python.
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.skip("ruff not installed next to this Python")
+    r = subprocess.run([str(ruff), "check", str(SERVE_PROD)], capture_output=True, text=True,
+                       cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
