@@ -50,6 +50,9 @@ STYLE = {
     "aq": ("#d55e00", "dotted"),
 }
 C_REF = "#6b6b6b"
+# The address is rewritten once the input has paused this long (each rewrite is a browser
+# history entry and costs the browser ~10 ms; a held arrow key makes ~30 changes a second).
+URL_PAUSE_MS = 250
 CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "upload_lo",
             "upload_hi", "stream_parts")
 
@@ -72,6 +75,8 @@ class CDFPage:
         self.lang = lang
         self.large = large
         self._syncing = False
+        self._pending: set[str] = set()
+        self._later_scheduled = False
         self._errors: dict[str, Message] = {}
         self._upload_error: Message | None = None
         self._notices = list(notices or [])
@@ -225,7 +230,7 @@ class CDFPage:
         tools = "pan,wheel_zoom,box_zoom,reset,save"
         # --- the CDFs
         self.src = ColumnDataSource({"x": [], "ref": [], "priv": [],
-                                     **{m: [] for m in METHODS}})
+                                     **{m: [] for m in METHODS}}, name="dp-cdf-src")
         f = figure(height=height, sizing_mode="stretch_width", y_range=(-0.02, 1.02),
                    tools=tools, title=self.tr("cdf.plot.title"),
                    x_axis_label=self.tr("cdf.plot.x"), y_axis_label=self.tr("cdf.plot.y"))
@@ -485,12 +490,53 @@ class CDFPage:
             return
         self.error.object = ""
         if not light:
-            self._refresh_stream()  # may add stream releases: before the ledger cards
+            s.stream()  # may add stream releases: computed before the ledger cards
         self._refresh_curves(info)
-        self._refresh_cards()
-        self._refresh_degree(info)
+        if not light:  # a degree change is post-processing: the ledger cannot change
+            self._refresh_cards()
+        self.degree_side.object = views.degree_side_html(s, info, self.lang)
         self.notice.object = views.notices_html(self._notices, self.lang)
+        # The plot, its table, the cards and the degree in use go out first; the error-vs-degree
+        # plot and the stream follow in a second message, so the browser paints the first part
+        # without waiting for two more canvases.
+        self._later("degree")
+        if not light:
+            self._later("stream")
         self._write_url()
+
+    def _later(self, what: str) -> None:
+        import panel as pn
+
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self._run_later_one(what)
+            return
+        self._pending.add(what)
+        if not self._later_scheduled:
+            self._later_scheduled = True
+            doc.add_next_tick_callback(self._run_later)
+
+    def _run_later(self) -> None:
+        import panel as pn
+
+        pending, self._pending = self._pending, set()
+        self._later_scheduled = False
+        try:
+            with pn.io.unlocked():
+                for what in sorted(pending):
+                    self._run_later_one(what)
+        except Exception:
+            log.warning("cdf: deferred update skipped", exc_info=True)
+
+    def _run_later_one(self, what: str) -> None:
+        try:
+            self.state.data()
+        except DataUnavailable:
+            return
+        if what == "degree":
+            self._refresh_degree(self.state.degree_info())
+        else:
+            self._refresh_stream()
 
     def _show_unavailable(self, m: Message) -> None:
         self.error.object = views.error_html(m, self.lang)
@@ -560,24 +606,26 @@ class CDFPage:
     def _refresh_degree(self, info: Any) -> None:
         s = self.state
         self.degree_status.object = views.degree_status_html(s, info, self.lang)
-        self.degree_side.object = views.degree_side_html(s, info, self.lang)
         errs = s.degree_errors() if info.available else None
         self.plot_deg.visible = self.fig_deg.visible = errs is not None
         if errs is None:
             self.degree_table.object = ""
+            self._deg_errs = None
             return
-        # log axis: an estimated truncation error <= 0 is not drawn (the table shows 0)
-        trunc = np.where(errs.trunc_est > 0, errs.trunc_est, np.nan)
-        real = np.where(errs.realised > 0, errs.realised, np.nan)
-        self.src_deg.data = {"k": errs.k, "trunc": trunc, "noise": errs.noise,
-                             "expected": errs.expected, "realised": real}
-        lo = min(float(errs.noise[0]), float(np.nanmin(real)) if np.isfinite(real).any()
-                 else float(errs.noise[0])) / 4.0
-        hi = max(float(errs.expected[0]), float(np.nanmax(real))
-                 if np.isfinite(real).any() else 0.0) * 3.0
-        self.fig_deg.y_range.start, self.fig_deg.y_range.end = max(lo, 1e-300), hi
-        self.src_deg_marks.data = {"k": [info.auto_k], "y": [errs.expected[info.auto_k]],
-                                   "what": ["auto"]}
+        if errs is not getattr(self, "_deg_errs", None):  # a new release: new curves
+            self._deg_errs = errs
+            # log axis: an estimated truncation error <= 0 is not drawn (the table shows 0)
+            trunc = np.where(errs.trunc_est > 0, errs.trunc_est, np.nan)
+            real = np.where(errs.realised > 0, errs.realised, np.nan)
+            self.src_deg.data = {"k": errs.k, "trunc": trunc, "noise": errs.noise,
+                                 "expected": errs.expected, "realised": real}
+            self.src_deg_marks.data = {"k": [info.auto_k], "y": [errs.expected[info.auto_k]],
+                                       "what": ["auto"]}
+            finite = real[np.isfinite(real)]
+            lo = min(float(errs.noise[0]), float(finite.min()) if finite.size else np.inf) / 4
+            hi = max(float(errs.expected[0]), float(finite.max()) if finite.size else 0.0) * 3
+            self.fig_deg.y_range.start, self.fig_deg.y_range.end = max(lo, 1e-300), hi
+        # a degree move only moves the marker (one repaint of this plot)
         self.deg_span.location = info.in_use
         self.deg_label.x = info.in_use
         self.deg_label.text = f"K = {info.in_use}"
@@ -600,10 +648,28 @@ class CDFPage:
         self.src_stream.data = {"x": pts, "pp": est[0](pts), "aq": est[1](pts), "ref": ref}
 
     def _write_url(self) -> None:
+        """Write the state into the address; during a burst of moves at most every 250 ms."""
         import panel as pn
 
-        if pn.state.curdoc is not None and pn.state.location is not None:
-            pn.state.location.update_query(**self.state.url_query())
+        doc = pn.state.curdoc
+        if doc is None or pn.state.location is None:
+            return
+        self._location = pn.state.location
+        if doc.session_context is None:
+            self._flush_url()
+            return
+        if not getattr(self, "_url_pending", False):
+            self._url_pending = True
+            doc.add_timeout_callback(self._flush_url, URL_PAUSE_MS)
+
+    def _flush_url(self) -> None:
+        import panel as pn
+
+        self._url_pending = False
+        loc = getattr(self, "_location", None) or pn.state.location
+        if loc is not None:
+            self._location = loc
+            loc.update_query(**self.state.url_query())
 
     # ---- layout -------------------------------------------------------------------------------
     def sidebar(self) -> list[Any]:
@@ -695,7 +761,7 @@ def create_page(lang: str | None = None) -> Any:
         # the upload lives in this session only: drop it when the session ends
         pn.state.on_session_destroyed(lambda _ctx: state.forget_upload())
         # write the complete state into the address once the page is there
-        pn.state.onload(page._write_url)
+        pn.state.onload(page._flush_url)
     from app.i18n import t
 
     return layout.page(lang=lang, title=t("cdf.title", lang), path="/cdf", main=page.main(),

@@ -188,9 +188,7 @@ def _total_row(state: CDFState, lang: str) -> str:
 
 def privacy_html(state: CDFState, lang: str) -> str:
     """This release's guarantee, the data source's ledger, clip counts (teacher view only)."""
-    est = state.current()
-    rel = est.release
-    info = state.degree_info()
+    rel = state.current().release
     rows = []
     if state.method == "all":
         rows.append(f"<dt>{e(t('cdf.privacy.this_all', lang))}</dt><dd>"
@@ -209,11 +207,6 @@ def privacy_html(state: CDFState, lang: str) -> str:
             f"{e(tp('cdf.privacy.released', int(rel.values.size), lang))}; "
             f"{e(t('cdf.privacy.sensitivity', lang, norm=rel.norm, value=g(rel.sensitivity, 6)))}"
             f"{e(mu)}</dd>")
-    if info.available:
-        rows.append(
-            f"<dt>{e(t('cdf.privacy.degree', lang))}</dt>"
-            f'<dd><span class="dp-cdf-degree">{info.in_use}</span> '
-            f'<span class="dp-muted">({e(t("cdf.privacy.degree_free", lang))})</span></dd>')
     rows.append(_total_row(state, lang))
     if state.teacher:
         clip = (f'<div class="dp-cdf-teacher-box dp-cdf-clip" role="note">'
@@ -315,65 +308,68 @@ def compare_html(state: CDFState, rows: list[MethodRow], lang: str) -> str:
 
 
 def degree_status_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
-    """Above the slider: which degree is in use and why; or why there is no degree."""
+    """Why there is no degree to choose ('' when the slider is live)."""
+    if info.available or info.reason == "no_data":
+        return ""
+    if info.reason == "histogram":
+        plan = state.auto_plan()
+        n = state.data_n()
+        bins = plan.k_max if plan is not None else 0
+        text = t("cdf.degree.histogram", lang, neps=g(n * state.eps, 6), bins=bins)
+        return f'<div class="dp-cdf-box dp-cdf-auto-hist" role="note">{e(text)}</div>'
+    text = t("cdf.degree.no_degree", lang, method=method_name(state.method, lang))
+    return f'<p class="dp-muted dp-cdf-no-degree">{e(text)}</p>'
+
+
+def degree_side_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
+    """Next to the slider: the degree in use (class dp-cdf-degree) and how it was chosen."""
+    if info.reason == "no_data":
+        return ""
     if not info.available:
-        if info.reason == "histogram":
-            plan = state.auto_plan()
-            n = state.data_n()
-            bins = plan.k_max if plan is not None else 0
-            text = t("cdf.degree.histogram", lang, neps=g(n * state.eps, 6), bins=bins)
-            return f'<div class="dp-cdf-box dp-cdf-auto-hist" role="note">{e(text)}</div>'
-        if info.reason == "no_data":
-            return ""
-        text = t("cdf.degree.no_degree", lang, method=method_name(state.method, lang))
-        return f'<p class="dp-muted dp-cdf-no-degree">{e(text)}</p>'
+        key = "cdf.degree.side_hist" if info.reason == "histogram" else "cdf.degree.side_none"
+        return f'<p class="dp-muted dp-cdf-small">{e(t(key, lang))}</p>'
     if state.auto_degree:
-        text = t("cdf.degree.auto_on", lang, k=info.auto_k, kmax=info.k_max)
+        how = t("cdf.degree.auto_on", lang, k=info.auto_k, kmax=info.k_max)
     else:
-        text = t("cdf.degree.fixed", lang, k=info.in_use, auto=info.auto_k, kmax=info.k_max)
+        how = t("cdf.degree.fixed", lang, k=info.in_use, auto=info.auto_k, kmax=info.k_max)
     capped = ""
     if info.capped:
         capped = (f'<p class="dp-warn">'
                   f"{e(t('cdf.degree.capped', lang, asked=state.degree, kmax=info.k_max))}</p>")
-    return f'<p class="dp-cdf-degree-status">{e(text)}</p>{capped}'
-
-
-def degree_side_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
-    """Short status next to the slider (the long explanations sit in the main area)."""
-    if info.available:
-        return degree_status_html(state, info, lang)
-    if info.reason == "no_data":
-        return ""
-    key = "cdf.degree.side_hist" if info.reason == "histogram" else "cdf.degree.side_none"
-    return f'<p class="dp-muted dp-cdf-small">{e(t(key, lang))}</p>'
+    return ('<div style="min-height: 9em">'
+            f'<p class="dp-cdf-degree-status"><strong>{e(t("cdf.privacy.degree", lang))}: '
+            f'<span class="dp-cdf-degree">{info.in_use}</span></strong> '
+            f'<span class="dp-muted">({e(t("cdf.privacy.degree_free", lang))})</span></p>'
+            f'<p class="dp-cdf-small">{e(how)}</p>{capped}</div>')
 
 
 def degree_table_html(errs: DegreeErrors, info: DegreeInfo, lang: str) -> str:
-    """Text equivalent of the error-vs-degree plot (a few degrees and the ones that matter)."""
-    ks = sorted({0, 1, 2, 4, 8, 16, 32, info.k_max, info.in_use, info.auto_k,
-                 errs.best_expected} & set(range(info.k_max + 1)))
+    """Text equivalent of the error-vs-degree plot.
+
+    Always the same 11 rows (so the page does not jump while the slider moves): the degree
+    shown, the automatic one and the one with the smallest expected error, then K = 0, 1, 2, 4,
+    8, 16, 32 and K_max.
+    """
+    marked = [(info.in_use, "cdf.dplot.mark_current"), (info.auto_k, "cdf.dplot.mark_auto"),
+              (errs.best_expected, "cdf.dplot.mark_best")]
+    grid = [min(k, info.k_max) for k in (0, 1, 2, 4, 8, 16, 32)] + [info.k_max]
     body = []
-    for k in ks:
-        marks = []
-        if k == info.in_use:
-            marks.append(t("cdf.dplot.mark_current", lang))
-        if k == info.auto_k:
-            marks.append(t("cdf.dplot.mark_auto", lang))
-        if k == errs.best_expected:
-            marks.append(t("cdf.dplot.mark_best", lang))
-        cls = ' class="dp-cdf-current-row"' if k == info.in_use else ""
-        tr = errs.trunc_est[k]
+    for i, (k, mark) in enumerate([*marked, *((k, "") for k in grid)]):
+        cls = ' class="dp-cdf-current-row"' if i == 0 else ""
+        sep = ' style="border-bottom: 3px double #8888"' if i == len(marked) - 1 else ""
+        label = e(t(mark, lang)) if mark else ""
         body.append(
-            f"<tr{cls}><td>{k}</td><td>{g(max(tr, 0.0), 3)}</td><td>{g(errs.noise[k], 3)}</td>"
-            f"<td>{g(errs.expected[k], 3)}</td><td>{g(errs.realised[k], 3)}</td>"
-            f"<td>{e(', '.join(marks))}</td></tr>")
+            f"<tr{cls}{sep}><td>{label}</td><td>{k}</td><td>{g(max(errs.trunc_est[k], 0.0), 3)}"
+            f"</td><td>{g(errs.noise[k], 3)}</td><td>{g(errs.expected[k], 3)}</td>"
+            f"<td>{g(errs.realised[k], 3)}</td></tr>")
     return f"""
     <table class="dp-cdf-degree-table">
       <caption>{e(t("cdf.dplot.caption", lang))}</caption>
-      <thead><tr><th scope="col">K</th><th scope="col">{e(t("cdf.dplot.trunc", lang))}</th>
+      <thead><tr><th></th><th scope="col">K</th>
+        <th scope="col">{e(t("cdf.dplot.trunc", lang))}</th>
         <th scope="col">{e(t("cdf.dplot.noise", lang))}</th>
         <th scope="col">{e(t("cdf.dplot.expected", lang))}</th>
-        <th scope="col">{e(t("cdf.dplot.realised", lang))}</th><th></th></tr></thead>
+        <th scope="col">{e(t("cdf.dplot.realised", lang))}</th></tr></thead>
       <tbody>{"".join(body)}</tbody>
     </table>
     <p class="dp-muted">{e(t("cdf.dplot.explain", lang))}</p>"""

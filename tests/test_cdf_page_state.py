@@ -283,7 +283,9 @@ def test_text_views_show_numbers_with_units_and_the_shown_numbers_are_dpcores(la
     unit = {"en": "years", "ko": "세"}[lang]
     assert unit in m
     p = privacy_html(s, lang)
-    assert "dp-cdf-total-eps" in p and "dp-cdf-eps" in p and "dp-cdf-degree" in p
+    assert "dp-cdf-total-eps" in p and "dp-cdf-eps" in p
+    side = views.degree_side_html(s, s.degree_info(), lang)
+    assert f'<span class="dp-cdf-degree">{s.degree_info().in_use}</span>' in side
     tab = table_html(s, lang)
     assert tab.count("<tr>") == 6 and f"x ({unit})" in tab
     assert {"en": "NOT private", "ko": "보호되지 않음"}[lang] in tab
