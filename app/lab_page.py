@@ -424,6 +424,38 @@ def _legend_below(fig: Any, ncols: int = 2) -> None:
     leg.click_policy = "none"
     fig.add_layout(leg, "below")
 
+
+def _lean(fig: Any, *, selectable: bool = False) -> None:
+    # bokeh.plotting gives each renderer a muted and a non-selection copy of its glyph: two
+    # more models per curve per session. Our legends never mute (click_policy "none") and
+    # only a figure with a TapTool can select; without a copy BokehJS draws the glyph itself.
+    for r in fig.renderers:
+        r.muted_glyph = None
+        if not selectable:
+            r.nonselection_glyph = None
+
+
+class RevealBox(pn.custom.JSComponent):
+    """An empty box that reports once it comes within 300 px of the viewport (or is shown).
+
+    Holds the place of a figure that is built only when a student scrolls to it: a figure is
+    ~60 Bokeh models per session, and many students never scroll that far.
+    """
+
+    seen = param.Boolean(default=False, doc="True once the box has been near the viewport.")
+
+    _esm = """
+    export function render({ model, el }) {
+      const show = () => { model.seen = true; };
+      if (!("IntersectionObserver" in window)) { show(); return; }
+      const io = new IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) { io.disconnect(); show(); }
+      }, { rootMargin: "300px 0px" });
+      io.observe(el);
+      model.on("remove", () => io.disconnect());
+    }
+    """
+
 class _Slider(pn.widgets.FloatSlider):
     # Panel waits 50 ms (Syncable._debounce) to batch browser changes; the lab acts only on
     # value_throttled, which is already final, so that wait is pure latency.
@@ -580,8 +612,19 @@ class LabPage(param.Parameterized):
                 key, fmt = errs[c]
                 msg = self._tr(key, **fmt)
                 pane.object = f'<p class="dp-error" role="alert">⚠ {html.escape(msg)}</p>'
+                self._place_error(c, pane)
             elif pane.object:
                 pane.object = ""
+
+    def _place_error(self, control: str, pane: pn.pane.HTML) -> None:
+        # An error pane joins the sidebar, under its control, with its first message: 12 empty
+        # panes and their wrappers were ~20 % of the page's Bokeh models (issue 11).
+        side = getattr(self, "_side", None)
+        if side is None or any(o is pane for o in side.objects):
+            return
+        widget = self.query if control == "query" else self._inputs[control]
+        at = next(i for i, o in enumerate(side.objects) if o is widget)
+        side.insert(at + 1, pane)
 
     def _sync_widgets(self) -> None:
         s = self.state
@@ -651,6 +694,7 @@ class LabPage(param.Parameterized):
         f.add_layout(self.dens_note)
         _legend_below(f, 2)
         f.css_classes = ["dp-density-plot"]
+        _lean(f)
         self.fig_dens = layout.large_type(f, self._large, self._dark)
 
         self.src_curve = ColumnDataSource(dict(eps=[], y=[], lap=[], cl_in=[], cl_out=[]))
@@ -685,12 +729,29 @@ class LabPage(param.Parameterized):
         _legend_below(c, 2 if self._large else 3)
         c.on_event(Tap, self._on_tap)
         c.css_classes = ["dp-curve-plot"]
+        _lean(c, selectable=True)  # TapTool: a tap on a curve selects it
         self.fig_curve = layout.large_type(c, self._large, self._dark)
 
+        # The simulation figure is built when a student scrolls to it (sim_figure()); its
+        # sources and threshold line are kept up to date until then.
         self.src_h0 = ColumnDataSource(dict(left=[], right=[], top=[]))
         self.src_h1 = ColumnDataSource(dict(left=[], right=[], top=[]))
-        h = figure(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width", tools=tools,
-                   x_range=self.fig_dens.x_range, title=self._tr("lab.sim.title"))
+        self.t_span_sim = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
+                               line_dash="dotdash")
+        self.fig_sim: Any = None
+
+        card_css = [CARD_CSS, *self._theme_css()]
+        self.card = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width",
+                                 css_classes=["dp-card-pane"])
+        self.dens_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.curve_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.sim_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
+
+    def _build_sim_figure(self) -> Any:
+        p = self.pal
+        h = figure(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width",
+                   tools="pan,wheel_zoom,box_zoom,reset,save", x_range=self.fig_dens.x_range,
+                   title=self._tr("lab.sim.title"))
         h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h0,
                fill_color=p.d0, fill_alpha=0.35, line_color=p.d0,
                legend_label=self._tr("lab.sim.legend_h0"))
@@ -699,19 +760,28 @@ class LabPage(param.Parameterized):
                legend_label=self._tr("lab.sim.legend_h1"))
         h.line("x", "p", source=self.src_dens, line_width=3, color=p.d0)
         h.line("x", "q", source=self.src_dens, line_width=3, color=p.d1, line_dash="dashed")
-        self.t_span_sim = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
-                               line_dash="dotdash")
         h.add_layout(self.t_span_sim)
         _legend_below(h, 2)
         h.css_classes = ["dp-sim-plot"]
+        _lean(h)
+        h.xaxis.axis_label = self.fig_dens.xaxis.axis_label
+        h.yaxis.axis_label = self.fig_dens.yaxis.axis_label
         self.fig_sim = layout.large_type(h, self._large, self._dark)
+        return self.fig_sim
 
-        card_css = [CARD_CSS, *self._theme_css()]
-        self.card = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width",
-                                 css_classes=["dp-card-pane"])
-        self.dens_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
-        self.curve_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
-        self.sim_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
+    def sim_figure(self) -> pn.Column:
+        """The simulation figure's place in the page: an empty box of the figure's height
+        until it comes near the viewport, then the figure (built once)."""
+        reveal = RevealBox(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width", margin=0,
+                         css_classes=["dp-sim-reveal"])
+        slot = pn.Column(reveal, sizing_mode="stretch_width", margin=0)
+
+        def show(*_: Any) -> None:
+            fig = self.fig_sim if self.fig_sim is not None else self._build_sim_figure()
+            slot.objects = [pn.pane.Bokeh(fig, sizing_mode="stretch_width")]
+
+        reveal.param.watch(show, "seen")
+        return slot
 
     def _on_tap(self, event: Tap) -> None:
         if event.x is None:
@@ -882,8 +952,9 @@ class LabPage(param.Parameterized):
         left, right = sv.edges[:-1], sv.edges[1:]
         self.src_h0.data = dict(left=left, right=right, top=sv.hist0)
         self.src_h1.data = dict(left=left, right=right, top=sv.hist1)
-        self.fig_sim.xaxis.axis_label = self.fig_dens.xaxis.axis_label
-        self.fig_sim.yaxis.axis_label = self.fig_dens.yaxis.axis_label
+        if self.fig_sim is not None:
+            self.fig_sim.xaxis.axis_label = self.fig_dens.xaxis.axis_label
+            self.fig_sim.yaxis.axis_label = self.fig_dens.yaxis.axis_label
 
     def on_key(self, key: str, tour_panel: Any) -> None:
         """Keyboard shortcuts (KeyBridge): digits load a preset, arrows move the tour."""
@@ -899,16 +970,15 @@ class LabPage(param.Parameterized):
         return f'<label class="dp-label">{html.escape(self._tr(key, **fmt))}</label>'
 
     def sidebar(self) -> list[Any]:
-        def field(control: str, key: str) -> pn.Column:
-            return pn.Column(self._inputs[control], self._errors[control],
-                             sizing_mode="stretch_width", margin=0)
+        def field(control: str, key: str) -> Any:
+            return self._inputs[control]  # its error pane is placed when needed
 
         self._inputs["data"].disabled = not self.state.data_editable
-        return [
+        items = [
             pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.presets'))}</h3>", margin=(0, 10)),
             pn.FlexBox(*self.preset_buttons, sizing_mode="stretch_width"),
             pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.release'))}</h3>", margin=(0, 10)),
-            self.query, self._errors["query"],
+            self.query,
             field("n", "lab.ctl.n"),
             field("B", "lab.ctl.B"),
             field("sigma", "lab.ctl.sigma"),
@@ -930,6 +1000,9 @@ class LabPage(param.Parameterized):
             field("sim_n", "lab.ctl.sim_n"),
             self.resample,
         ]
+        self._side = pn.Column(*items, sizing_mode="stretch_width", margin=0)
+        self._show_errors()
+        return [self._side]
 
     def _fold(self, key: str, body: str, *, folded: bool | None = None) -> str:
         """``body`` inside a ``<details>``: closed in the projector view, open otherwise."""
@@ -992,7 +1065,7 @@ class LabPage(param.Parameterized):
                                   stylesheets=[CARD_CSS], sizing_mode="stretch_width")
         sim_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
                                 stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        sim_fig = pn.pane.Bokeh(self.fig_sim, sizing_mode="stretch_width")
+        sim_fig = self.sim_figure()  # built when scrolled to (issue 11)
         if self._large:
             # Projector: card strip, then the two linked plots side by side; every table and
             # the simulation are folded (<details> / a collapsed card) below them.

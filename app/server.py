@@ -37,6 +37,109 @@ def routes() -> dict[str, Callable[[], Any]]:
     return r
 
 
+# A page built for a GET but whose websocket has not connected yet is kept this long (Bokeh:
+# 15 s). When a whole class opens /lab at once the websockets queue behind other page builds;
+# with 15 s the server threw those sessions away and built the same pages a second time.
+UNUSED_SESSION_LIFETIME_MS = 120_000
+# Young-generation threshold (CPython: 700): one page build allocates ~50,000 objects.
+GC_GEN0_THRESHOLD = 50_000
+GC_PAUSE_LOG_S = 0.2
+_TUNED: dict[str, Any] = {}
+
+
+def tune_process() -> dict[str, Any]:
+    """Process-wide settings for a lecture hall (issue 11); returns extra ``pn.serve`` options.
+
+    Each item was measured with benchmarks/classroom_load.py (figures in benchmarks/README.md):
+
+    - Bokeh's document validation is off: it only logs developer warnings, and it walked every
+      new page's model graph (~8 % of the server's CPU while a class opened /lab).
+    - A template is attached to its document under one ``Document.models.freeze()``: Bokeh
+      otherwise recomputes the whole model graph once per template root (~1/3 of the attach).
+    - TCP_NODELAY on websocket connections: a pushed card leaves at once instead of waiting for
+      the browser's delayed ACK (Nagle).
+    - Panel's busy-spinner bookkeeping is skipped while no page has a busy indicator.
+    - GC: the page modules are imported, then everything alive at start-up is moved out of the
+      collector's sight (``gc.freeze``) and the young generation is larger, so collections scan
+      session objects only and run less often. Collections of 0.2 s or more are logged.
+    - Unconnected sessions live ``UNUSED_SESSION_LIFETIME_MS`` (see above).
+
+    Idempotent; the returned options are also used when called again.
+    """
+    if _TUNED:
+        return dict(_TUNED)
+    import gc
+    import time
+
+    from bokeh.server.views.ws import WSHandler
+    from bokeh.settings import settings
+    from panel.io.state import state as pn_state
+    from panel.template.base import BaseTemplate
+
+    settings.perform_document_validation.set_value(False)
+
+    attach = BaseTemplate.server_doc
+
+    def server_doc(self: Any, doc: Any = None, title: str | None = None,
+                   location: Any = True) -> Any:
+        if doc is None:
+            return attach(self, doc, title, location)
+        with doc.models.freeze():
+            return attach(self, doc, title, location)
+
+    BaseTemplate.server_doc = server_doc  # type: ignore[method-assign]
+
+    ws_open = WSHandler.open
+
+    def open_nodelay(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.set_nodelay(True)
+        return ws_open(self, *args, **kwargs)
+
+    WSHandler.open = open_nodelay  # type: ignore[method-assign]
+
+    # Panel counts every widget event in one process-wide list for its busy spinner; our
+    # templates have none (app.layout), yet that bookkeeping was ~15 % of the CPU per slider
+    # move. It runs again as soon as any page registers a busy indicator.
+    state_cls = type(pn_state)
+    add_busy, remove_busy = state_cls._add_busy_event, state_cls._remove_busy_event
+
+    def add_busy_event(self: Any, event_id: str) -> None:
+        if self._indicators:
+            add_busy(self, event_id)
+
+    def remove_busy_event(self: Any, event_id: str) -> None:
+        if self._indicators or self._busy_counter:
+            remove_busy(self, event_id)
+
+    state_cls._add_busy_event = add_busy_event  # type: ignore[method-assign]
+    state_cls._remove_busy_event = remove_busy_event  # type: ignore[method-assign]
+
+    # Warm-up: the page modules' imports are most of the objects alive at start-up.
+    import app.lab_page
+
+    if importlib.util.find_spec("app.cdf_page") is not None:
+        import app.cdf_page  # noqa: F401
+    gc.collect()
+    gc.freeze()
+    _, g1, g2 = gc.get_threshold()
+    gc.set_threshold(GC_GEN0_THRESHOLD, g1, g2)
+    started: list[float] = [0.0]
+    gc_log = logging.getLogger("dplab.server.gc")
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+            return
+        dt = time.perf_counter() - started[0]
+        if dt >= GC_PAUSE_LOG_S:
+            gc_log.warning("gc generation %d paused the server %.2f s (%d objects freed)",
+                           info["generation"], dt, info.get("collected", 0))
+
+    gc.callbacks.append(on_gc)
+    _TUNED.update(unused_session_lifetime_milliseconds=UNUSED_SESSION_LIFETIME_MS)
+    return dict(_TUNED)
+
+
 def serve(address: str = "127.0.0.1", port: int = 5006,
           allow_websocket_origin: list[str] | None = None, show: bool = False, *,
           prefix: str = "", max_sessions: int | None = None,
@@ -83,6 +186,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         verbose=True,
         prefix=prefix.strip("/"),
         websocket_max_message_size=msg_bytes,
+        **tune_process(),
     )
     server._tornado.transforms.append(
         hardening.header_transform(hardening.security_headers(frame_ancestors or ["'self'"])))
