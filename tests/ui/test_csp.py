@@ -58,3 +58,88 @@ def test_lab_header_links_work_under_the_policy(page: Any, server: Server) -> No
     expect(page.locator(".dp-card-pane .dp-sigma")).to_be_visible()
     assert page.evaluate("window.__cspViolations") == []
     assert console == []
+
+
+class _LmsPage:
+    """A stand-in LMS on another origin (http://localhost:PORT) whose page frames ``src``."""
+
+    def __init__(self, src: str) -> None:
+        import http.server
+        import threading
+
+        body = (f'<!doctype html><title>LMS</title><h1>course</h1>'
+                f'<iframe id="dp" src="{src}" width="1200" height="800"></iframe>').encode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://localhost:{self.httpd.server_address[1]}/"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+
+
+def test_frames_are_refused_unless_configured(page: Any, server: Server) -> None:
+    lms = _LmsPage(server.url + "/lab?lang=en")
+    try:
+        console = _watch(page)
+        page.goto(lms.url)
+        expect(page.locator("h1")).to_have_text("course")
+        # the default policy (frame-ancestors 'self') makes Chromium refuse the frame
+        for _ in range(100):  # poll up to 10 s for Chromium's message
+            if any("frame-ancestors" in m for m in console):
+                break
+            page.wait_for_timeout(100)
+        assert any("frame-ancestors 'self'" in m for m in console), console
+        assert page.frame_locator("#dp").locator(".dp-card-pane").count() == 0
+    finally:
+        lms.close()
+
+
+def test_an_lms_named_in_frame_ancestors_can_embed_the_lab(page: Any, tmp_path: Any) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from ui.conftest import ROOT
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    lms = _LmsPage(f"http://127.0.0.1:{port}/lab?lang=en")
+    env = {k: v for k, v in os.environ.items() if k != "BOKEH_RESOURCES"}
+    log = (tmp_path / "embed-server.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port),
+                             "--frame-ancestors", lms.url.rstrip("/")],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
+                time.sleep(0.2)
+        console = _watch(page)
+        page.goto(lms.url)
+        frame = page.frame_locator("#dp")
+        expect(frame.locator(".dp-card-pane .dp-sigma")).to_have_text("1")
+        assert console == []
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+        lms.close()
