@@ -359,12 +359,18 @@ async def student(tab: LabTab, rng: random.Random, interval: float, stop: asynci
             pass
 
 
+SCROLLED: list[float] = []  # seconds from "scrolled down" to the built figure, per tab
+
+
 async def open_tab(url: str, results: Results | None, fetch_assets: bool,
-                   timeout: float) -> tuple[LabTab, OpenTimes | None, str | None]:
+                   timeout: float, scroll: bool = False
+                   ) -> tuple[LabTab, OpenTimes | None, str | None]:
     tab = LabTab(url, fetch_assets=fetch_assets, timeout=timeout,
                  on_result=results.add if results else None)
     try:
         t = await asyncio.wait_for(tab.open(), timeout)
+        if scroll:  # after the page is complete: the student scrolls to the bottom
+            SCROLLED.append(await asyncio.wait_for(tab.scroll_down(), timeout))
         return tab, t, None
     except Exception as exc:
         await tab.close()
@@ -431,7 +437,8 @@ async def run_moves(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
 
     async def join(i: int) -> None:
         await asyncio.sleep(args.ramp * i / max(1, args.students))
-        tab, t, err = await open_tab(url, res, False, args.open_timeout)
+        tab, t, err = await open_tab(url, res, False, args.open_timeout,
+                                     scroll=rng.random() < args.scroll)
         if err or t is None:
             open_errors.append(err or "?")
             return
@@ -466,7 +473,7 @@ async def run_moves(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     stop_profile(prof)
     s = res.summary(t_from, t_to, args.lost_after)
     return {"mode": "moves", "label": args.label, "students": args.students,
-            "open": len(tabs), "open_failed": len(open_errors),
+            "open": len(tabs), "open_failed": len(open_errors), "scroll": args.scroll,
             "open_p95_s": pct(open_times, 0.95), "ramp_s": args.ramp,
             "ramp_server_cpu_pct": ramp["server_cpu_pct"], "interval_s": args.interval,
             **s, "baseline": "alone", "base_p50_ms": base["p50_ms"],
@@ -502,11 +509,13 @@ async def run_open(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     prof = start_profile(args, srv.pid, args.open_timeout)
     starts = sorted(rng.uniform(0, args.spread) for _ in range(args.students))
 
-    async def one(delay: float) -> tuple[LabTab, OpenTimes | None, str | None]:
+    async def one(delay: float, scroll: bool) -> tuple[LabTab, OpenTimes | None, str | None]:
         await asyncio.sleep(delay)
-        return await open_tab(url, res, fetch, args.open_timeout)
+        return await open_tab(url, res, fetch, args.open_timeout, scroll)
 
-    opened = await asyncio.gather(*(one(d) for d in starts))
+    scrolls = [rng.random() < args.scroll for _ in starts]
+    SCROLLED.clear()
+    opened = await asyncio.gather(*(one(d, sc) for d, sc in zip(starts, scrolls, strict=True)))
     w = win.result(srv.pid)
     tabs = [tab for tab, t, _ in opened if t is not None]
     times = [t for _, t, _ in opened if t is not None]
@@ -533,6 +542,8 @@ async def run_open(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
             "baseline": "one student opening alone", "base_complete_s": base,
             "ratio_p95": pct(complete, 0.95) / base,
             "first_move_p95_ms": s["p95_ms"], "first_move_lost": s["lost"],
+            "scroll": args.scroll, "scrolled": len(SCROLLED),
+            "scroll_built_p95_s": pct(SCROLLED, 0.95),
             "server_cpu_s_per_open": w["server_cpu_pct"] * w["wall_s"] / 100 / max(1, len(times)),
             "html_kb": times[0].html_bytes / 1024 if times else math.nan,
             "assets_mb": times[0].asset_bytes / 2**20 if times else math.nan,
@@ -590,7 +601,8 @@ def report(r: dict[str, Any]) -> str:
             f"server CPU {r['server_cpu_pct']:.0f} % of one core "
             f"({r['server_cpu_ms_per_move']:.1f} ms per move, {r['moves_per_s']:.1f} moves/s)  "
             f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f})",
-            f"opening: {r['open']} open, {r['open_failed']} failed, p95 {r['open_p95_s']:.1f} s "
+            f"opening: {r['open']} open ({r['scroll']:.0%} scroll down), "
+            f"{r['open_failed']} failed, p95 {r['open_p95_s']:.1f} s "
             f"(ramp {r['ramp_s']:.0f} s, server CPU {r['ramp_server_cpu_pct']:.0f} %)",
         ]
     elif r["mode"] == "open":
@@ -601,6 +613,8 @@ def report(r: dict[str, Any]) -> str:
             f"HTML (page built) p50 {r['html_p50_s']:.2f} s  p95 {r['html_p95_s']:.2f} s; "
             f"then one move each: p95 {r['first_move_p95_ms']:.0f} ms, "
             f"lost {r['first_move_lost']}",
+            f"scrolled to the bottom: {r['scrolled']} tabs (share {r['scroll']:.2f}), figure "
+            f"built p95 {r['scroll_built_p95_s']:.2f} s after the scroll",
             f"baseline (one student opening alone): {r['base_complete_s']:.2f} s -> "
             f"ratio p95 {r['ratio_p95']:.1f}x",
             f"server CPU {r['server_cpu_pct']:.0f} % of one core over {r['wall_s']:.1f} s "
@@ -643,6 +657,9 @@ def main() -> None:
     ap.add_argument("--ramp", type=float, default=30.0, help="moves: seconds to open all tabs")
     ap.add_argument("--spread", type=float, default=1.0, help="open: seconds to start all tabs")
     ap.add_argument("--warm-cache", action="store_true", help="open: skip scripts/styles")
+    ap.add_argument("--scroll", type=float, default=1.0,
+                    help="share of students who scroll to the bottom of /lab once the page is "
+                         "complete (the simulation figure is built only then)")
     ap.add_argument("--lost-after", type=float, default=10.0)
     ap.add_argument("--open-timeout", type=float, default=120.0)
     ap.add_argument("--baseline-moves", type=int, default=30)

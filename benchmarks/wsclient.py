@@ -201,6 +201,7 @@ class DocIndex:
     browser_info_id: str | None
     figure_ids: list[str]
     n_models: int
+    reveal_ids: list[str] = field(default_factory=list)  # data models of "*-reveal" boxes
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any]) -> DocIndex:
@@ -209,12 +210,16 @@ class DocIndex:
         figures: list[str] = []
         n = 0
         texts: dict[str, str] = {}
+        reveals: list[str] = []
         for m in walk_models(doc):
             n += 1
             attrs = m.get("attributes") or {}
             name = str(m.get("name", ""))
             for c in attrs.get("css_classes") or []:
                 by_class.setdefault(str(c), str(m["id"]))
+                data = attrs.get("data")
+                if str(c).endswith("-reveal") and isinstance(data, dict) and "id" in data:
+                    reveals.append(str(data["id"]))
             if name.endswith("location.Location"):
                 location = str(m["id"])
             elif name.endswith("browser.BrowserInfo"):
@@ -224,7 +229,8 @@ class DocIndex:
             if "text" in attrs and isinstance(attrs["text"], str):
                 texts[str(m["id"])] = attrs["text"]
         card = by_class.get("dp-card-pane")
-        return cls(by_class, card, texts.get(card or "", ""), location, browser, figures, n)
+        return cls(by_class, card, texts.get(card or "", ""), location, browser, figures, n,
+                   reveals)
 
 
 _SPAN_RE = {k: re.compile(rf'class="dp-{k}">([^<]*)<') for k in ("sigma", "eps", "required-delta")}
@@ -315,6 +321,8 @@ class LabTab:
         self.bytes_in = 0
         self.errors: list[str] = []
         self.closed = False
+        self._built: asyncio.Future[float] | None = None
+        self._built_marker = ""
 
     # ---- opening ----------------------------------------------------------------------------
     async def open(self) -> OpenTimes:
@@ -387,6 +395,21 @@ class LabTab:
         self.times.complete = time.perf_counter() - t0
         return self.times
 
+    async def scroll_down(self) -> float:
+        """Scroll through the whole page: every place-holder box ("*-reveal", an
+        IntersectionObserver in the browser) reports itself seen; returns the seconds until the
+        server pushed what it builds there (nan when the page has no such box)."""
+        ix = self.index
+        if ix is None or not ix.reveal_ids:
+            return math.nan
+        t0 = time.perf_counter()
+        self._built = asyncio.get_running_loop().create_future()
+        self._built_marker = '"dp-sim-plot"'
+        waits = [await self._patch([model_changed(r, "seen", True)]) for r in ix.reveal_ids]
+        await asyncio.gather(*waits)
+        await asyncio.wait_for(self._built, self.timeout)
+        return time.perf_counter() - t0
+
     async def _send(self, frames: list[str]) -> None:
         for f in frames:
             await self.ws.write_message(f)
@@ -436,6 +459,8 @@ class LabTab:
         ix = self.index
         assert ix is not None
         cj = msg.content_json
+        if self._built is not None and not self._built.done() and self._built_marker in cj:
+            self._built.set_result(msg.received_at)
         if ix.card_id and f'"id":"{ix.card_id}"' in cj and "dp-required-delta" in cj:
             for ev in msg.content.get("events", []):
                 if ev.get("attr") == "text" and (ev.get("model") or {}).get("id") == ix.card_id:
