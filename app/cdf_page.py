@@ -173,10 +173,11 @@ class CDFPage:
         self.secret_note = _html(f'<p class="dp-cdf-secret">{html.escape(self.tr("cdf.secret"))}'
                                  "</p>", margin=0)
         self.teacher_note = _html(f'<p class="dp-muted dp-cdf-small">'
-                                  f'{html.escape(self.tr("cdf.teacher.reason"))}</p>', margin=0)
+                                  f'{html.escape(self.tr("cdf.teacher.reason"))}</p>',
+                                  margin=(0, 10))
         self.range_note = _html(f'<p class="dp-warn dp-cdf-small">'
-                                f'{html.escape(self.tr("cdf.up.range_warning"))}</p>', margin=0,
-                                visible=False)
+                                f'{html.escape(self.tr("cdf.up.range_warning"))}</p>',
+                                margin=(0, 10), visible=False)
         self.data_note = _html("", margin=(0, 10))
         self.upload_status = _html("", margin=(0, 10), css_classes=["dp-cdf-upload-status"])
 
@@ -393,8 +394,18 @@ class CDFPage:
 
     # ---- state -> page ------------------------------------------------------------------------
     def _on_state(self, *events: Any) -> None:
+        import panel as pn
+
         names = {ev.name for ev in events}
-        self._safe(self.refresh, names)
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self._safe(self.refresh, names)
+            return
+        # Button clicks arrive as Bokeh events, outside Panel's hold: without unlocked() their
+        # model changes could wait in the document until the next event (measured: 1-2 of 15
+        # "new noise" clicks showed nothing until the next click).  unlocked() sends them now.
+        with pn.io.unlocked():
+            self._safe(self.refresh, names)
 
     def _sync_widgets(self) -> None:
         s = self.state
@@ -646,6 +657,9 @@ class CDFPage:
         pts = np.linspace(lo, hi, PLOT_POINTS)
         ref = np.asarray(s.stream_reference()(pts), dtype=float)
         self.src_stream.data = {"x": pts, "pp": est[0](pts), "aq": est[1](pts), "ref": ref}
+        unit = s.unit()
+        self.fig_stream.xaxis.axis_label = self.tr("cdf.plot.x") + (
+            f" ({views.unit_text(unit, self.lang)})" if unit else "")
 
     def _write_url(self) -> None:
         """Write the state into the address; during a burst of moves at most every 250 ms."""
