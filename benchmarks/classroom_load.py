@@ -248,7 +248,8 @@ def start_server(args: argparse.Namespace) -> Server:
     root = Path(args.server_root).resolve()
     env = {**os.environ, "DPLAB_BENCH_ROOT": str(root), "DPLAB_BENCH_PORT": str(port),
            "DPLAB_BENCH_VARIANT": args.variant, "DPLAB_ADDRESS": "127.0.0.1",
-           "DPLAB_PORT": str(port), "PYTHONPATH": str(root)}
+           "DPLAB_PORT": str(port), "PYTHONPATH": str(root),
+           "DPLAB_PYTHON": os.environ.get("DPLAB_PYTHON", sys.executable)}
     env.pop("BOKEH_RESOURCES", None)
     if args.server_cmd:
         cmd = shlex.split(args.server_cmd)
@@ -289,9 +290,12 @@ def gc_pauses(log: Path | None) -> dict[str, Any]:
     """Long collections the server logged (app.server.tune_process logs those >= 0.2 s)."""
     if log is None or not log.exists():
         return {}
-    pauses = [float(m.group(1)) for m in re.finditer(r"paused the server ([0-9.]+) s",
-                                                       log.read_text(errors="replace"))]
-    return {"gc_pauses_logged": len(pauses), "gc_pause_max_s": max(pauses, default=0.0)}
+    text = log.read_text(errors="replace")
+    pauses = [float(m.group(1)) for m in re.finditer(r"paused the server ([0-9.]+) s", text)]
+    # app.hardening logs one "page-run" line each time a page script runs (all tabs of the
+    # run, warm-up and baselines included): more than one per tab means sessions were rebuilt.
+    return {"gc_pauses_logged": len(pauses), "gc_pause_max_s": max(pauses, default=0.0),
+            "page_runs_logged": text.count(" page-run ")}
 
 
 def stop_profile(prof: subprocess.Popen[bytes] | None) -> None:
@@ -360,6 +364,7 @@ async def student(tab: LabTab, rng: random.Random, interval: float, stop: asynci
 
 
 SCROLLED: list[float] = []  # seconds from "scrolled down" to the built figure, per tab
+OPENED = [0]  # tabs whose page GET succeeded (warm-up and baselines included)
 
 
 async def open_tab(url: str, results: Results | None, fetch_assets: bool,
@@ -369,6 +374,7 @@ async def open_tab(url: str, results: Results | None, fetch_assets: bool,
                  on_result=results.add if results else None)
     try:
         t = await asyncio.wait_for(tab.open(), timeout)
+        OPENED[0] += 1
         if scroll:  # after the page is complete: the student scrolls to the bottom
             SCROLLED.append(await asyncio.wait_for(tab.scroll_down(), timeout))
         return tab, t, None
@@ -633,6 +639,9 @@ def report(r: dict[str, Any]) -> str:
                  + (f", event-loop lag p99 {r['client_lag_p99_ms']:.0f} ms"
                     if "client_lag_p99_ms" in r else "")
                  + f"; machine busy {r['machine_cpu_pct']:.0f} % of one core")
+    if r.get("page_runs_logged"):
+        lines.append(f"page scripts run (server log, incl. warm-up and baseline tabs): "
+                     f"{r['page_runs_logged']} for {r['tabs_opened']} tabs opened")
     if "gc_pauses_logged" in r:
         lines.append(f"server GC pauses >= 0.2 s: {r['gc_pauses_logged']}"
                      + (f" (max {r['gc_pause_max_s']:.2f} s)" if r["gc_pauses_logged"] else ""))
@@ -683,6 +692,7 @@ def main() -> None:
     finally:
         srv.stop()
     r.update(gc_pauses(srv.log))
+    r["tabs_opened"] = OPENED[0]
     r["server"] = args.url or args.server_cmd or f"app.server from {args.server_root}"
     r["variant"] = args.variant or "as configured"
     r["cpus"] = os.cpu_count()

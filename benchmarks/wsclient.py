@@ -5,7 +5,8 @@ Chromium 156 against /lab, Bokeh 3.9 / Panel 1.9):
 
 1. ``GET /lab?...``: the server runs the page script and answers with HTML that carries the
    session token; optionally the page's scripts and style sheets are fetched too (a cold cache).
-2. Websocket ``/lab/ws?...`` with the subprotocols ``["bokeh", token]``; the server sends ACK.
+2. Websocket ``/lab/ws?...`` with the subprotocols ``["bokeh", token]`` and the cookies the page
+   set (a balancer's session affinity); the server sends ACK.
 3. ``PULL-DOC-REQ`` -> ``PULL-DOC-REPLY`` (the whole document, with binary buffers).
 4. What BokehJS and Panel's JS send once the page is rendered: the Location's ``search``, the
    BrowserInfo fields, every figure's size, then the ``document_ready`` event. Each PATCH-DOC
@@ -335,6 +336,9 @@ class LabTab:
                                             headers={"Accept-Language": "en-US,en;q=0.9"}))
         body = resp.body.decode("utf-8", "replace")
         self.times.html = time.perf_counter() - t0
+        # Like a browser, send the cookies back (a balancer's session affinity depends on it).
+        cookies = "; ".join(c.split(";", 1)[0].strip() for c in resp.headers.get_list("Set-Cookie"))
+        headers = {"Cookie": cookies} if cookies else {}
         self.times.html_bytes = len(resp.body)
         token = find_token(body)
         if self.fetch_assets:
@@ -343,7 +347,8 @@ class LabTab:
 
             async def get(u: str) -> int:
                 async with sem:
-                    r = await http.fetch(HTTPRequest(u, request_timeout=self.timeout))
+                    r = await http.fetch(HTTPRequest(u, request_timeout=self.timeout,
+                                                     headers=headers))
                     return len(r.body)
 
             sizes = await asyncio.gather(*(get(u) for u in urls), return_exceptions=True)
@@ -353,7 +358,7 @@ class LabTab:
             self.times.asset_bytes = sum(x for x in sizes if isinstance(x, int))
             self.times.assets = time.perf_counter() - t0
         req = HTTPRequest(ws_url(self.page_url), request_timeout=self.timeout,
-                          connect_timeout=self.timeout)
+                          connect_timeout=self.timeout, headers=headers)
         self.ws = await websocket_connect(req, subprotocols=["bokeh", token],
                                           max_message_size=200 * 1024 * 1024)
         ack = await self._read_message()
