@@ -11,14 +11,12 @@ Every number comes from dpcore at the moment of the click, never from the page's
   certification JSON in an ``iTXt`` chunk (keyword ``Description``), so a saved figure says
   which release it shows.
 
-The pure functions are unit-tested; :class:`PngExport` and :func:`download_button` are the
-Panel views (css classes ``dp-export-png``, ``dp-export-json``, ``dp-export-md``,
-``dp-export-csv``).
+The pure functions are unit-tested; :class:`ExportBar` is the Panel view (buttons with the css
+classes ``dp-export-png``, ``dp-export-json``, ``dp-export-md``, ``dp-export-csv``).
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -136,54 +134,54 @@ def cdf_csv(grid: Sequence[float], values: Sequence[float], *, eps: float, delta
     return "\n".join(head + [f"{_r(x)},{_r(y)}" for x, y in zip(grid, values, strict=True)]) + "\n"
 
 
-def download_button(label: str, css_class: str, make: Callable[[], tuple[str, str]],
-                    **params: Any) -> pn.widgets.FileDownload:
-    """A FileDownload whose file (name, text) is made by ``make`` at the click."""
-    w = pn.widgets.FileDownload(label=label, filename="dplab.txt", button_type="default",
-                                css_classes=[css_class, "dp-export"], **params)
-
-    def callback() -> io.BytesIO:
-        name, text = make()
-        w.filename = name
-        return io.BytesIO(text.encode("utf-8"))
-
-    w.callback = callback
-    return w
+MIME = {"json": "application/json", "md": "text/markdown;charset=utf-8",
+        "csv": "text/csv;charset=utf-8", "png": "image/png"}
 
 
-class PngExport(pn.custom.JSComponent):
-    """A button that saves a Bokeh figure as PNG in the browser (Bokeh's canvas export, no
-    server rendering, no network). The certification JSON goes into the file's iTXt chunk.
+class ExportBar(pn.custom.JSComponent):
+    """The save buttons of a page, in one component (one Bokeh model, cheap to build).
 
-    Clicking asks the server for the current description (``ticket``); the export starts when
-    the answer arrives, so the file always describes what the figure shows.
+    ``items``: ``[{"kind", "label", "cls"}]``; a button's css classes are ``dp-export-btn`` and
+    ``cls`` (``dp-export-png``, ``dp-export-json``, ``dp-export-md``, ``dp-export-csv``).
+    A click sends ``{"kind", "ticket"}``; :meth:`_handle_msg` asks ``make(kind)`` for
+    ``(filename, text, figure_id)`` at that moment and answers in ``reply``. The browser then
+    saves the text, or, with a ``figure_id``, exports that Bokeh figure as PNG with the text in
+    its iTXt chunk (assets/dplab-export.js). Nothing is rendered on the server.
     """
 
-    label = param.String(default="PNG", doc="Button text.")
-    figure_id = param.String(default="", doc="Bokeh model id of the figure to export.")
-    filename = param.String(default="dplab.png", doc="Name of the saved file.")
-    description = param.String(default="", doc="Text stored in the PNG (iTXt 'Description').")
-    ticket = param.Integer(default=0, bounds=(0, None), doc="Answer to the browser's request.")
+    heading = param.String(default="", doc="Heading above the buttons.")
+    hint = param.String(default="", doc="One sentence under the heading.")
+    items = param.List(default=[], item_type=dict, doc="Buttons: kind, label, cls.")
+    reply = param.Dict(default={}, doc="The server's answer to the last click.")
 
     _esm = ASSETS / "dplab-export.js"
 
     _stylesheets: ClassVar[list[str]] = ["""
-:host { display: inline-block; }
-.dp-export-btn { font: inherit; font-size: .95em; min-height: 40px; padding: .3em .9em;
+:host { display: block; width: 100%; }
+h2 { margin: .6em 0 .2em 0; font-size: 1.4em; }
+p { margin: .2em 0 .5em 0; }
+.dp-export-row { display: flex; flex-wrap: wrap; gap: 8px; }
+.dp-export-btn { font: inherit; font-size: .95em; min-height: 44px; padding: .3em .9em;
   border: 1px solid currentColor; border-radius: 4px; background: transparent; color: inherit;
   cursor: pointer; }
 .dp-export-btn:focus-visible { outline: 3px solid #d55e00; outline-offset: 2px; }
 .dp-export-btn:disabled { opacity: .6; cursor: progress; }
+@media print { :host { display: none; } }
 """]
 
-    def __init__(self, describe: Callable[[], tuple[str, str]] | None = None,
+    def __init__(self, make: Callable[[str], tuple[str, str, str | None]] | None = None,
                  **params: Any) -> None:
         super().__init__(**params)
-        self._describe = describe
+        self._make = make
 
     def _handle_msg(self, msg: Any) -> None:
-        ticket = int(msg.get("ticket", 0)) if isinstance(msg, dict) else 0
-        if self._describe is not None:
-            name, text = self._describe()
-            self.param.update(filename=name, description=text)
-        self.ticket = max(0, ticket)
+        if not isinstance(msg, dict) or self._make is None:
+            return
+        kind = str(msg.get("kind", ""))
+        if kind not in {item.get("kind") for item in self.items}:
+            return
+        name, text, figure_id = self._make(kind)
+        ext = name.rsplit(".", 1)[-1]
+        self.reply = {"ticket": int(msg.get("ticket", 0)), "kind": kind, "filename": name,
+                      "text": text, "figure_id": figure_id or "",
+                      "mime": MIME.get(ext, "application/octet-stream")}

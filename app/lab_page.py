@@ -12,7 +12,7 @@ import html
 import logging
 import math
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import panel as pn
@@ -456,10 +456,21 @@ class RevealBox(pn.custom.JSComponent):
     }
     """
 
+# Touch screens and phones: a handle a finger can hit (30 px; WCAG 2.5.8 asks >= 24 px).
+SLIDER_TOUCH_CSS = """
+@media (pointer: coarse), (max-width: 760px) {
+  .noUi-target.noUi-horizontal { margin: 14px 15px; }
+  .noUi-target.noUi-horizontal .noUi-handle { --handle-width: 30px; --handle-height: 30px;
+                                              border-radius: 50%; }
+}
+"""
+
+
 class _Slider(pn.widgets.FloatSlider):
     # Panel waits 50 ms (Syncable._debounce) to batch browser changes; the lab acts only on
     # value_throttled, which is already final, so that wait is pure latency.
     _debounce = 0
+    _stylesheets: ClassVar[list[str]] = [*pn.widgets.FloatSlider._stylesheets, SLIDER_TOUCH_CSS]
 
 
 class _Text(pn.widgets.TextInput):
@@ -1014,42 +1025,37 @@ class LabPage(param.Parameterized):
         s = self.state
         return dp_certify.certify(s.query, s.n, s.B, s.sigma, s.eps, s.delta)
 
-    def exports(self) -> pn.FlexBox:
+    def exports(self) -> export.ExportBar:
         """Save buttons: each figure as PNG (in the browser), the certification as JSON and
         Markdown, the curve as CSV. Files are made at the click from the current state."""
+        figures = {"png-density": ("densities", self.fig_dens), "png-curve": ("curve",
+                                                                            self.fig_curve)}
 
-        def png(kind: str) -> Any:
-            def describe() -> tuple[str, str]:
-                cert = self._current_cert()
-                return f"{export.file_stem(cert)}-{kind}.png", export.certification_json(cert)
-            return describe
+        def make(kind: str) -> tuple[str, str, str | None]:
+            cert = self._current_cert()
+            stem = export.file_stem(cert)
+            if kind in figures:
+                name, fig = figures[kind]
+                return f"{stem}-{name}.png", export.certification_json(cert), fig.id
+            if kind == "json":
+                return f"{stem}.json", export.certification_json(cert), None
+            if kind == "md":
+                return (f"{stem}.md", export.certification_markdown(self.state, cert, self.lang),
+                        None)
+            return f"{stem}-curve.csv", export.curve_csv(self.state), None
 
-        def made(ext: str, text: Any) -> Any:
-            def make() -> tuple[str, str]:
-                cert = self._current_cert()
-                return f"{export.file_stem(cert)}.{ext}", text(cert)
-            return make
-
-        buttons = [
-            export.PngExport(describe=png("densities"), label=self._tr("lab.export.png_dens"),
-                             figure_id=self.fig_dens.id,
-                             css_classes=["dp-export-png", "dp-export-png-density"]),
-            export.PngExport(describe=png("curve"), label=self._tr("lab.export.png_curve"),
-                             figure_id=self.fig_curve.id,
-                             css_classes=["dp-export-png", "dp-export-png-curve"]),
-            export.download_button(self._tr("lab.export.json"), "dp-export-json",
-                                   made("json", export.certification_json)),
-            export.download_button(
-                self._tr("lab.export.md"), "dp-export-md",
-                made("md", lambda c: export.certification_markdown(self.state, c, self.lang))),
-            export.download_button(self._tr("lab.export.csv"), "dp-export-csv",
-                                   made("csv", lambda c: export.curve_csv(self.state))),
+        items = [
+            {"kind": "png-density", "label": self._tr("lab.export.png_dens"),
+             "cls": "dp-export-png dp-export-png-density"},
+            {"kind": "png-curve", "label": self._tr("lab.export.png_curve"),
+             "cls": "dp-export-png dp-export-png-curve"},
+            {"kind": "json", "label": self._tr("lab.export.json"), "cls": "dp-export-json"},
+            {"kind": "md", "label": self._tr("lab.export.md"), "cls": "dp-export-md"},
+            {"kind": "csv", "label": self._tr("lab.export.csv"), "cls": "dp-export-csv"},
         ]
-        head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.export.heading'))}</h2>"
-                            f"<p>{html.escape(self._tr('lab.export.hint'))}</p>",
-                            stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        return pn.Column(head, pn.FlexBox(*buttons, gap="8px", sizing_mode="stretch_width"),
-                         sizing_mode="stretch_width", css_classes=["dp-exports", "dp-no-print"])
+        return export.ExportBar(make=make, heading=self._tr("lab.export.heading"),
+                                hint=self._tr("lab.export.hint"), items=items,
+                                sizing_mode="stretch_width", css_classes=["dp-exports"])
 
     def main(self) -> list[Any]:
         intro = pn.pane.HTML(

@@ -400,8 +400,9 @@ class PageSetup(HtmlLang):
       }
       let opened = [];
       const before = () => {
-        opened = deepAll("details:not([open])");
-        for (const d of opened) d.open = true;
+        const closed = deepAll("details:not([open])");
+        for (const d of closed) d.open = true;
+        opened.push(...closed);
       };
       const after = () => { for (const d of opened) d.open = false; opened = []; };
       window.addEventListener("beforeprint", before);

@@ -1,4 +1,5 @@
-// dplab: save a Bokeh figure as PNG in the browser (app/export.py PngExport).
+// dplab: the save buttons (app/export.py ExportBar). Text files (JSON, Markdown, CSV) come from the
+// server at the click; a figure is saved as PNG in the browser:
 // Bokeh draws the figure into one canvas (PlotView.export), the PNG gets an iTXt chunk with the
 // certification JSON (keyword "Description"), and the browser saves it. No server rendering,
 // no network request.
@@ -67,31 +68,55 @@ function save(blob, name) {
 }
 
 export function render({ model }) {
-  const btn = document.createElement("button");
-  btn.type = "button";
-  btn.className = "dp-export-btn";
-  btn.textContent = model.label;
-  model.on("label", () => { btn.textContent = model.label; });
+  const wrap = document.createElement("section");
+  wrap.className = "dp-export-bar";
+  const h = document.createElement("h2");
+  const p = document.createElement("p");
+  const row = document.createElement("div");
+  row.className = "dp-export-row";
+  wrap.append(h, p, row);
+  const pending = new Map();
   let asked = 0;
-  btn.addEventListener("click", () => {
-    asked += 1;
-    btn.disabled = true;
-    model.send_msg({ ticket: asked });
-  });
-  model.on("ticket", async () => {
-    if (model.ticket !== asked) return;
+  function build() {
+    h.textContent = model.heading;
+    p.textContent = model.hint;
+    row.replaceChildren();
+    for (const item of model.items) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "dp-export-btn " + item.cls;
+      b.textContent = item.label;
+      b.addEventListener("click", () => {
+        asked += 1;
+        pending.set(asked, b);
+        b.disabled = true;
+        model.send_msg({ kind: item.kind, ticket: asked });
+      });
+      row.appendChild(b);
+    }
+  }
+  build();
+  model.on(["heading", "hint", "items"], build);
+  model.on("reply", async () => {
+    const r = model.reply;
+    const btn = pending.get(r.ticket);
+    if (!btn) return;
+    pending.delete(r.ticket);
     try {
-      const view = findView(model.figure_id);
-      if (!view) throw new Error("figure not found");
-      const blob = await view.export("png").to_blob();
-      const png = new Uint8Array(await blob.arrayBuffer());
-      save(new Blob([withText(png, "Description", model.description)], { type: "image/png" }),
-           model.filename);
+      if (r.figure_id) {
+        const view = findView(r.figure_id);
+        if (!view) throw new Error("figure not found");
+        const blob = await view.export("png").to_blob();
+        const png = new Uint8Array(await blob.arrayBuffer());
+        save(new Blob([withText(png, "Description", r.text)], { type: "image/png" }), r.filename);
+      } else {
+        save(new Blob([r.text], { type: r.mime }), r.filename);
+      }
     } catch (err) {
-      console.warn("dplab: PNG export failed", err);
+      console.warn("dplab: export failed", err);
     } finally {
       btn.disabled = false;
     }
   });
-  return btn;
+  return wrap;
 }

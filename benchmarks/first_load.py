@@ -11,13 +11,15 @@ Also printed: "gzip if on", the sum of every text response compressed with gzip 
 Tornado's ``compress_response=True`` would send), so the effect of compression can be read even
 when the server under test does not compress.
 
-Baseline: ``--baseline-mathjax`` serves the same page with Bokeh's MathJax bundle forced back in
-(what /lab loaded before issue 8); the default run is the current page.
+Variants, each its own server, measured in alternation in one run (ratios against the first):
+``baseline`` = the page before issue 8 (Bokeh's MathJax bundle forced back in), ``current`` =
+this checkout served by ``app.server.serve``, ``gzip`` = the same plus Tornado's
+``compress_response=True`` (the change proposed for app/server.py).
 
 Usage:
-  .venv/bin/python benchmarks/first_load.py [--path /lab?lang=en] [--loads 3]
+  .venv/bin/python benchmarks/first_load.py [--path /lab?lang=en] [--loads 3] [--list]
+  .venv/bin/python benchmarks/first_load.py --variants current --loads 1
   .venv/bin/python benchmarks/first_load.py --url http://127.0.0.1:8080   # a running server
-  .venv/bin/python benchmarks/first_load.py --baseline-mathjax
 A script, not a test: it prints figures and asserts nothing about time.
 """
 
@@ -42,23 +44,28 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 SERVER_CODE = r"""
 import os
-if os.environ.get("DPLAB_FORCE_MATHJAX") == "1":
-    # Baseline: the page as before issue 8 (Bokeh's MathJax bundle in every Panel page).
+variant = os.environ["DPLAB_VARIANT"]
+if variant == "baseline":
+    # The page as before issue 8: Bokeh's MathJax bundle in every Panel page.
     import app.layout as L
     L.SKIP_MATHJAX = False
-port = int(os.environ["DPLAB_PORT"])
-if os.environ.get("DPLAB_PLAIN_SERVE") == "1":
-    # pn.serve with our routes only (no app.server options): for a checkout whose server.py is
-    # being changed.
+if variant == "gzip":
+    # What the proposed one-line change in app/server.py gives: Tornado's compress_response.
     import panel as pn
-    from app.server import ASSETS_DIR, routes
-    pn.extension(design="fast", notifications=False)
-    pn.serve(routes(), address="127.0.0.1", port=port, show=False,
-             static_dirs={"assets": str(ASSETS_DIR)}, websocket_origin=[f"127.0.0.1:{port}"])
-else:
-    from app.server import serve
-    serve(address="127.0.0.1", port=port)
+    _serve = pn.serve
+    def serve_gzip(*args, **kwargs):
+        kwargs.setdefault("compress_response", True)
+        return _serve(*args, **kwargs)
+    pn.serve = serve_gzip
+from app.server import serve
+serve(address="127.0.0.1", port=int(os.environ["DPLAB_PORT"]))
 """
+
+VARIANTS = {
+    "baseline": "before issue 8 (MathJax bundle on every Panel page)",
+    "current": "this checkout, app.server.serve as it is",
+    "gzip": "this checkout + compress_response=True (proposed app/server.py change)",
+}
 
 JS_CARD = r"""
 () => new Promise(resolve => {
@@ -98,10 +105,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(port: int, force_mathjax: bool, plain: bool) -> subprocess.Popen[bytes]:
+def start_server(port: int, variant: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DPLAB_PORT": str(port),
-           "DPLAB_FORCE_MATHJAX": "1" if force_mathjax else "0",
-           "DPLAB_PLAIN_SERVE": "1" if plain else "0"}
+           "DPLAB_VARIANT": variant}
     env.pop("BOKEH_RESOURCES", None)
     proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -112,7 +118,7 @@ def start_server(port: int, force_mathjax: bool, plain: bool) -> subprocess.Pope
         except OSError:
             time.sleep(0.2)
     proc.kill()
-    raise SystemExit("server did not start")
+    raise SystemExit(f"server ({variant}) did not start")
 
 
 def measure(ctx: Any, url: str) -> Load:
@@ -148,7 +154,7 @@ def measure(ctx: Any, url: str) -> Load:
     pg.wait_for_timeout(500)  # late requests (fonts, lazily loaded bundles) still count
     out = Load(card_ms=card)
     for rec in info.values():
-        if "url" not in rec or rec["url"].startswith("data:"):
+        if "url" not in rec or rec["url"].startswith(("data:", "blob:")):
             continue
         body = bodies.get(rec["url"], b"")
         out.requests += 1
@@ -166,65 +172,81 @@ def measure(ctx: Any, url: str) -> Load:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--path", default="/lab?lang=en")
-    ap.add_argument("--loads", type=int, default=3)
-    ap.add_argument("--url", help="a running server (default: start one)")
-    ap.add_argument("--baseline-mathjax", action="store_true",
-                    help="serve with Bokeh's MathJax bundle forced back in (before issue 8)")
-    ap.add_argument("--plain-serve", action="store_true",
-                    help="start pn.serve with app.server.routes() instead of app.server.serve")
-    ap.add_argument("--list", action="store_true", help="print every response of the last load")
+    ap.add_argument("--loads", type=int, default=3, help="cold loads per variant")
+    ap.add_argument("--variants", default="baseline,current,gzip",
+                    help="comma-separated: " + ", ".join(VARIANTS))
+    ap.add_argument("--url", help="measure this running server instead (one variant)")
+    ap.add_argument("--list", action="store_true", help="print every response of each variant")
     ap.add_argument("--chromium", default=os.environ.get("DPLAB_CHROMIUM", "/usr/bin/chromium"))
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    proc = None
-    if args.url:
-        base = args.url.rstrip("/")
-    else:
-        port = free_port()
-        proc = start_server(port, args.baseline_mathjax, args.plain_serve)
-        base = f"http://127.0.0.1:{port}"
-    cold: list[Load] = []
-    warm: list[Load] = []
+    names = ["url"] if args.url else [v.strip() for v in args.variants.split(",") if v.strip()]
+    bases: dict[str, str] = {}
+    procs: list[subprocess.Popen[bytes]] = []
+    cold: dict[str, list[Load]] = {n: [] for n in names}
+    warm: dict[str, list[Load]] = {n: [] for n in names}
     try:
+        if args.url:
+            bases["url"] = args.url.rstrip("/")
+        for n in names:
+            if n == "url":
+                continue
+            if n not in VARIANTS:
+                raise SystemExit(f"unknown variant {n!r}")
+            port = free_port()
+            procs.append(start_server(port, n))
+            bases[n] = f"http://127.0.0.1:{port}"
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=FLAGS)
-            # One throw-away load: the server's first session imports and warms up.
-            c0 = browser.new_context(viewport={"width": 1366, "height": 768})
-            measure(c0, base + args.path)
-            c0.close()
+            for n in names:  # one throw-away load each: the server's first session warms up
+                c0 = browser.new_context(viewport={"width": 1366, "height": 768})
+                measure(c0, bases[n] + args.path)
+                c0.close()
+            # Variants alternate within each round, so machine load hits them alike.
             for i in range(args.loads):
-                print(f"  load {i + 1}/{args.loads}", file=sys.stderr, flush=True)
-                ctx = browser.new_context(viewport={"width": 1366, "height": 768})
-                cold.append(measure(ctx, base + args.path))
-                warm.append(measure(ctx, base + args.path))
-                ctx.close()
+                for n in names:
+                    print(f"  round {i + 1}/{args.loads}: {n}", file=sys.stderr, flush=True)
+                    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+                    cold[n].append(measure(ctx, bases[n] + args.path))
+                    warm[n].append(measure(ctx, bases[n] + args.path))
+                    ctx.close()
             browser.close()
     finally:
-        if proc is not None:
+        for proc in procs:
             proc.terminate()
             proc.wait(timeout=10)
-    last = cold[-1]
     if args.list:
-        for url, wire, dec, enc, cache in sorted(last.rows, key=lambda r: -r[2]):
-            print(f"{wire:>9} {dec:>9} {enc or '-':>5}  {cache or '-':<28} {url[len(base):]}")
-    label = "baseline (MathJax forced in)" if args.baseline_mathjax else "current"
-    mathjax = [r for r in last.rows if "mathjax" in r[0].lower()]
-    print(f"first load of {args.path} ({label}), {args.loads} cold loads, 1366x768")
-    print(f"  requests                 {last.requests}  (MathJax bundle requested: "
-          f"{'yes' if mathjax else 'no'})")
-    print(f"  decoded bytes            {last.decoded / 1e6:.2f} MB")
-    print(f"  on the wire              {last.wire / 1e6:.2f} MB  "
-          f"(compressed responses: {sum(1 for r in last.rows if r[3])})")
-    print(f"  gzip if on (level 6)     {last.gzip_if_on / 1e6:.2f} MB")
-    print(f"  warm reload on the wire  {statistics.median(w.wire for w in warm) / 1e6:.2f} MB "
-          f"in {statistics.median(w.requests for w in warm):.0f} requests")
-    cards = [c.card_ms for c in cold]
-    wcards = [w.card_ms for w in warm]
-    print(f"  card visible, cold       median {statistics.median(cards):.0f} ms  "
-          f"(min {min(cards):.0f}, max {max(cards):.0f})")
-    print(f"  card visible, warm       median {statistics.median(wcards):.0f} ms  "
-          f"(min {min(wcards):.0f}, max {max(wcards):.0f})")
+        for n in names:
+            print(f"--- {n}: wire bytes, decoded bytes, encoding, cache-control, path")
+            base = bases[n]
+            for url, wire, dec, enc, cache in sorted(cold[n][-1].rows, key=lambda r: -r[2]):
+                print(f"{wire:>9} {dec:>9} {enc or '-':>5}  {cache or '-':<22} "
+                      f"{url[len(base):][:90]}")
+    print(f"first load of {args.path}, {args.loads} cold loads per variant, 1366x768, "
+          f"{os.cpu_count()} CPUs, headless {args.chromium}")
+    for n in names:
+        print(f"  {n:<9} {VARIANTS.get(n, args.url)}")
+    head = (f"{'variant':<9} {'requests':>8} {'MathJax':>7} {'decoded MB':>10} {'wire MB':>8} "
+            f"{'gzip-if-on MB':>13} {'warm wire MB':>12} {'card cold ms':>12} "
+            f"{'card warm ms':>12}")
+    print(head)
+    ref = names[0]
+    for n in names:
+        last = cold[n][-1]
+        mj = any("mathjax" in r[0].lower() for r in last.rows)
+        print(f"{n:<9} {last.requests:>8} {'yes' if mj else 'no':>7} {last.decoded / 1e6:>10.2f} "
+              f"{last.wire / 1e6:>8.2f} {last.gzip_if_on / 1e6:>13.2f} "
+              f"{statistics.median(w.wire for w in warm[n]) / 1e6:>12.3f} "
+              f"{statistics.median(c.card_ms for c in cold[n]):>12.0f} "
+              f"{statistics.median(w.card_ms for w in warm[n]):>12.0f}")
+    if len(names) > 1:
+        r0 = cold[ref]
+        for n in names[1:]:
+            w = statistics.median(c.wire for c in cold[n]) / statistics.median(c.wire for c in r0)
+            c = (statistics.median(x.card_ms for x in cold[n])
+                 / statistics.median(x.card_ms for x in r0))
+            print(f"ratio {n}/{ref}: wire bytes {w:.2f}x, card visible (cold) {c:.2f}x")
 
 
 if __name__ == "__main__":
