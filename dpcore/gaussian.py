@@ -12,12 +12,12 @@ Numerics (see ``shared/math.md``). With the Mills ratio R(z) = Phi(-z)/phi(z) an
 
 so delta = phi(a) (R(x) - R(x+h)) and, in logs, ln delta = ln Phi(a) + ln(1 - e^{-dl}) with
 dl = ln R(x) - ln R(x+h) > 0. R is evaluated through ``scipy.special.erfcx`` (no underflow:
-R(z) = sqrt(pi/2) erfcx(z/sqrt 2)). Three paths, chosen so that no path loses more than ~1.5
-digits to cancellation:
+R(z) = sqrt(pi/2) erfcx(z/sqrt 2)). Three paths, chosen so that cancellation costs at most a
+factor 5 (x < 4) or 34 (x >= 4, where erfcx is not needed to decide):
 
-A. a <= 0 and R(x+h)/R(x) <= 0.97: ln delta = ln(0.5 (e1 - e2)) - a^2/2, e1 = erfcx(x/sqrt2),
-   e2 = erfcx((x+h)/sqrt2);
-B. a > 0 and 1 - delta <= 0.97: ln delta = log1p(-s), s = Phi(-a) + e^eps Phi(c) (a sum of
+A. a <= 0 and R(x+h)/R(x) <= 0.8 (x < 4) or h >= 0.034 x (x >= 4, then R(x+h)/R(x) <= 0.9704):
+   ln delta = ln(0.5 (e1 - e2)) - a^2/2, e1 = erfcx(x/sqrt2), e2 = erfcx((x+h)/sqrt2);
+B. a > 0 and 1 - delta <= 0.8: ln delta = log1p(-s), s = Phi(-a) + e^eps Phi(c) (a sum of
    positive terms);
 C. otherwise dl is small and is computed as the integral of a positive function,
 
@@ -92,9 +92,10 @@ Z95 = float(sc.ndtri(0.975))  # 1.959963984540054: 95 % of N(0, 1) lies within +
 # vectorised path hands such elements to it.
 _TINY_H = 2.0**-1000
 # The direct formulas are used while the subtracted part is at most _Q_DIRECT of the whole
-# (at most ~1.5 digits lost); above it the integral of m is used. For x >= 4 the same split is
-# made without erfcx: h >= 0.034 x gives dl >= g(4) ln(1.034) = 0.0300, so q <= 0.9704.
-_Q_DIRECT = 0.97
+# (rounding errors amplified at most 5x; the integral path is more accurate, and this keeps
+# the proven error bound, hence every margin, small). For x >= 4 the split is made without
+# erfcx: h >= 0.034 x gives dl >= g(4) ln(1.034) = 0.0300, so q <= 0.9704 (amplification 34).
+_Q_DIRECT = 0.8
 _H_OVER_X = 0.034
 # Accuracy of the building blocks, relative, used by the error bound: twice the worst error
 # measured against mpmath (tests/reference/make_conservative_reference.py prints both).
@@ -105,12 +106,13 @@ _SUBNORMAL_SLACK = 1e-321  # where a probability is formed as a double it may be
 # Gauss-Legendre rules for dl = int_x^{x+h} m(u) du (relative error below 1e-17, measured
 # against mpmath at 60-80 digits with a factor 4 to spare; tests/reference/ keeps the script):
 # * x < 4 (m evaluated directly): in u, n points while tau = (h/2)/d <= limit, d a lower bound
-#   of the distance from the midpoint to m's poles; error ~ C_n tau^(2n), C = .096, .026, .016.
+#   of the distance from the midpoint to m's poles; error ~ C_n tau^(2n), C = .096, .026, .016;
+#   else 8 points (below 4e-22 up to tau = 0.113, the largest that occurs with _Q_DIRECT).
 # * x >= 4 (m from its continued fraction): in v = ln u, where the integrand g = u m(u) =
 #   1 - 2/u^2 + 10/u^4 - ... is nearly constant; its first two terms are integrated exactly,
 #   P = Lv - h (2x + h) / (x^2 (x + h)^2) with Lv = ln(1 + h/x), and the rule only sees the
 #   remainder ~10/u^4: 1 point while Lv <= 4.5e-10 x^2, 2 while Lv <= 3.5e-5 x, 3 while
-#   Lv <= 0.0075, 4 while Lv <= 0.05 (dl < 0.03 keeps Lv below 0.035), else 8.
+#   Lv <= 0.0075, 4 while Lv <= 0.05 (h < 0.034 x keeps Lv below 0.034), else 8.
 _GL = {n: tuple(np.polynomial.legendre.leggauss(n)) for n in (1, 2, 3, 4, 8)}
 _GL_PAIRS = {n: tuple(zip(z.tolist(), w.tolist(), strict=True)) for n, (z, w) in _GL.items()}
 _GL_TAU = (5e-5, 1.3e-3, 6e-3)
@@ -167,7 +169,7 @@ def _cf_depth(x: float) -> int:
 
 
 def _m_scalar(u: float) -> float:
-    """m(u) = 1/R(u) - u = -(ln R)'(u) > 0, directly (used for u below ~4.2)."""
+    """m(u) = 1/R(u) - u = -(ln R)'(u) > 0, directly (used on intervals starting below 4)."""
     return _SQRT_2_OVER_PI / float(sc.erfcx(u * _INV_SQRT2)) - u
 
 

@@ -178,9 +178,59 @@ def measured_checks() -> dict[str, float]:
     return {"erfcx_worst_ulps": erfcx_ulps, "g_cf_worst_ulps": worst_cf}
 
 
+def quadrature_checks() -> dict[str, float]:
+    """Worst relative error of the Gauss-Legendre rule dpcore.gaussian picks for dl, exact m
+    (mpmath at 50 digits), over random integral-path intervals of both kinds."""
+    import numpy as _np
+
+    with mp.workdps(50):
+        def m(u: mp.mpf) -> mp.mpf:
+            return mp.npdf(u) / mp.ncdf(-u) - u
+
+        def ln_r(u: mp.mpf) -> mp.mpf:
+            return mp.log(mp.ncdf(-u)) - mp.log(mp.npdf(u))
+
+        rules = {}
+        for n in (1, 2, 3, 4, 8):
+            z0, _ = _np.polynomial.legendre.leggauss(n)
+            if n == 1:
+                rules[n] = ([mp.mpf(0)], [mp.mpf(2)])
+                continue
+            zs = [mp.findroot(lambda t, n=n: mp.legendre(n, t), mp.mpf(z)) for z in z0]
+            ws = [2 / ((1 - z**2) * mp.diff(lambda t, n=n: mp.legendre(n, t), z) ** 2)
+                  for z in zs]
+            rules[n] = (zs, ws)
+        rng = _np.random.default_rng(5)
+        worst_u = worst_v = 0.0
+        for _ in range(3000):
+            eps, h = float(10 ** rng.uniform(-4, 3)), float(10 ** rng.uniform(-3, 1.3))
+            p = g._parts(eps, h)
+            if p.path != "C":
+                continue
+            x = -p.a
+            exact = ln_r(mp.mpf(x)) - ln_r(mp.mpf(x) + mp.mpf(h))
+            if x < g._CF_FROM:
+                zs, ws = rules[g._rule_u(0.5 * h / g._pole_distance(x + 0.5 * h))]
+                mid, half = mp.mpf(x) + mp.mpf(h) / 2, mp.mpf(h) / 2
+                approx = half * sum(w * m(mid + half * z) for z, w in zip(zs, ws, strict=True))
+                worst_u = max(worst_u, float(abs(approx / exact - 1)))
+            else:
+                # as dpcore does: 1/u - 2/u^3 exactly, the rule on u m(u) - 1 + 2/u^2 in ln u
+                xs, hs = mp.mpf(x), mp.mpf(h)
+                lv = mp.log1p(hs / xs)
+                zs, ws = rules[g._rule_v(float(lv), x)]
+                us = [xs * mp.exp(lv * (1 + z) / 2) for z in zs]
+                approx = (lv - hs * (2 * xs + hs) / (xs**2 * (xs + hs) ** 2)
+                          + lv / 2 * sum(w * (u * m(u) - 1 + 2 / u**2)
+                                         for u, w in zip(us, ws, strict=True)))
+                worst_v = max(worst_v, float(abs(approx / exact - 1)))
+    return {"gl_u_worst_rel": worst_u, "gl_v_worst_rel": worst_v}
+
+
 def main() -> None:
     t0 = time.time()
     checks = measured_checks()
+    checks.update(quadrature_checks())
     print("checks:", checks, f"({time.time() - t0:.0f} s)")
     rng = np.random.default_rng(20261130)
 
