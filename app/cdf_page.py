@@ -773,7 +773,7 @@ def create_page(lang: str | None = None) -> Any:
     page = CDFPage(state, lang, large=layout.is_large(), notices=notices)
     if pn.state.curdoc is not None:
         # the upload lives in this session only: drop it when the session ends
-        pn.state.on_session_destroyed(lambda _ctx: state.forget_upload())
+        pn.state.on_session_destroyed(lambda _ctx: state.discard())
         # write the complete state into the address once the page is there
         pn.state.onload(page._flush_url)
     from app.i18n import t

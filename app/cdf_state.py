@@ -734,6 +734,17 @@ class CDFState(param.Parameterized):
         if self.dataset == UPLOAD:
             self.dataset = "bimodal"
 
+    def discard(self) -> None:
+        """The session ended: drop the upload and every cached array (no parameter changes,
+        so no view is refreshed for a page that is gone)."""
+        self._upload = None
+        self._data.clear()
+        self._est.clear()
+        self._coef.clear()
+        self._derr.clear()
+        self._deg.clear()
+        self._stream = None
+
     def data_range(self) -> tuple[float, float] | None:
         """min and max of the uploaded column: NOT private (they are two of the records)."""
         if self._upload is None:

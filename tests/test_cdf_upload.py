@@ -154,3 +154,15 @@ def test_two_sessions_are_isolated_and_forgetting_drops_the_data() -> None:
     # the ledger of that file stays (privacy already spent) but holds no data
     assert any(src[0] == "upload" for src in a.sources())
     assert np.asarray(a.data().x).size == 10_000
+
+
+def test_discard_at_session_end_drops_everything_without_refreshing() -> None:
+    s = CDFState()
+    assert s.load_upload("f.csv", b"v\n1\n2\n3\n") is None
+    s.set_input("upload_lo", "0")
+    s.set_input("upload_hi", "5")
+    s.current()
+    events: list[str] = []
+    s.param.watch(lambda *ev: events.extend(e.name for e in ev), list(s.param))
+    s.discard()
+    assert s.upload is None and not s._data and not s._est and events == []
