@@ -1,0 +1,156 @@
+"""WCAG 2.1 contrast of every line and text colour of the lab's figures, in both themes.
+
+The colours are read from the Bokeh models that LabPage builds (what the browser draws), not
+from a list kept next to this test: lines and glyph outlines need >= 3:1 against the plot
+background (non-text contrast, SC 1.4.11), text >= 4.5:1 (SC 1.4.3). A colour drawn with an
+alpha below 1 is first blended over the background.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bokeh.colors import named
+from bokeh.models import GlyphRenderer, Label, Legend, Line, Quad, Scatter, Span, Title, VArea
+
+from app import layout
+from app.lab_page import LabPage, card_theme_css
+from app.lab_state import LabState
+
+LINE, TEXT = 3.0, 4.5
+
+
+def rgb(colour: Any) -> tuple[float, float, float]:
+    if isinstance(colour, tuple):
+        return tuple(float(c) for c in colour[:3])  # type: ignore[return-value]
+    c = str(colour)
+    if not c.startswith("#"):
+        c = getattr(named, c.lower()).to_hex()
+    c = c.lstrip("#")
+    if len(c) == 3:
+        c = "".join(ch * 2 for ch in c)
+    return tuple(float(int(c[i:i + 2], 16)) for i in (0, 2, 4))  # type: ignore[return-value]
+
+
+def blend(fg: Any, bg: Any, alpha: float) -> tuple[float, float, float]:
+    f, b = rgb(fg), rgb(bg)
+    return tuple(alpha * x + (1 - alpha) * y for x, y in zip(f, b, strict=True))  # type: ignore
+
+
+def luminance(c: tuple[float, float, float]) -> float:
+    def lin(v: float) -> float:
+        v /= 255.0
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(v) for v in c)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: Any, b: Any) -> float:
+    la, lb = sorted((luminance(rgb(a) if not isinstance(a, tuple) else a),
+                     luminance(rgb(b) if not isinstance(b, tuple) else b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_contrast_helper_matches_wcag_examples() -> None:
+    assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
+    assert contrast("white", "#ffffff") == pytest.approx(1.0)
+
+
+def figure_colours(fig: Any) -> tuple[list[tuple[str, Any, float]], list[tuple[str, Any, Any]]]:
+    """(lines: name, colour, alpha) and (texts: name, colour, background) of one figure."""
+    bg = fig.background_fill_color
+    border = fig.border_fill_color
+    lines: list[tuple[str, Any, float]] = []
+    texts: list[tuple[str, Any, Any]] = []
+    for r in fig.renderers:
+        if not isinstance(r, GlyphRenderer):
+            continue
+        g = r.glyph
+        name = f"{type(g).__name__}({getattr(g, 'y', '')})"
+        if isinstance(g, Line):
+            lines.append((name, g.line_color, float(g.line_alpha)))
+        elif isinstance(g, Scatter):
+            lines.append((name + " fill", g.fill_color, float(g.fill_alpha)))
+        elif isinstance(g, Quad):
+            lines.append((name + " outline", g.line_color, float(g.line_alpha)))
+            if g.hatch_pattern:
+                lines.append((name + " hatch", g.hatch_color, float(g.hatch_alpha)))
+        elif isinstance(g, VArea):
+            if g.hatch_pattern:
+                lines.append((name + " hatch", g.hatch_color, float(g.hatch_alpha)))
+            # a translucent fill next to its own full-contrast line: not a line itself
+        else:
+            raise AssertionError(f"unchecked glyph {type(g).__name__}: add it to this test")
+    for m in fig.center:
+        if isinstance(m, Span):
+            lines.append(("Span", m.line_color, float(m.line_alpha)))
+        elif isinstance(m, Label):
+            back = m.background_fill_color if (m.background_fill_color is not None
+                                               and m.background_fill_alpha >= 0.85) else bg
+            texts.append((f"Label {m.text!r}", m.text_color, back))
+    for axis in (*fig.xaxis, *fig.yaxis):
+        texts.append(("axis label", axis.axis_label_text_color, border))
+        texts.append(("tick label", axis.major_label_text_color, border))
+    for m in (fig.title, *fig.above, *fig.below):
+        if isinstance(m, Title):
+            texts.append((f"title {m.text!r}", m.text_color, border))
+        if isinstance(m, Legend):
+            texts.append(("legend", m.label_text_color,
+                          m.background_fill_color if m.background_fill_alpha >= 0.85
+                          else border))
+    return lines, texts
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["default", "dark"])
+def lab(request: Any) -> LabPage:
+    state = LabState()
+    state.load_preset("sum_pass")
+    lab = LabPage(state=state, lang="en", large=False, dark=request.param)
+    if lab.fig_sim is None:  # built lazily, when the student scrolls to it
+        lab._build_sim_figure()
+    return lab
+
+
+def test_every_figure_line_and_text_has_contrast(lab: LabPage) -> None:
+    pal = lab.pal
+    checked_lines = checked_texts = 0
+    for fig in (lab.fig_dens, lab.fig_curve, lab.fig_sim):
+        assert fig.background_fill_color == pal.background
+        assert fig.border_fill_color == pal.background
+        lines, texts = figure_colours(fig)
+        for name, colour, alpha in lines:
+            ratio = contrast(blend(colour, pal.background, alpha), pal.background)
+            assert ratio >= LINE, f"{pal.name}: {name} {colour} is {ratio:.2f}:1"
+            checked_lines += 1
+        for name, colour, back in texts:
+            assert colour is not None, f"{pal.name}: {name} has no colour of its own"
+            ratio = contrast(colour, back)
+            assert ratio >= TEXT, f"{pal.name}: {name} {colour} on {back} is {ratio:.2f}:1"
+            checked_texts += 1
+    # The three figures: 4 + 7 + 5 drawn lines and markers, and all their text.
+    assert checked_lines >= 14 and checked_texts >= 20
+
+
+def test_legend_swatches_are_the_lines(lab: LabPage) -> None:
+    """The legend draws each item with its renderer's colour: no swatch can vanish alone."""
+    for fig in (lab.fig_dens, lab.fig_curve):
+        legend = fig.legend[0]
+        for item in legend.items:
+            for r in item.renderers:
+                assert r in fig.renderers
+
+
+@pytest.mark.parametrize("theme", ["default", "dark"])
+def test_palette_and_card_colours(theme: str) -> None:
+    pal = layout.PALETTES[theme]
+    for field in ("d0", "d1", "claim", "curve", "laplace", "classic", "marker"):
+        assert contrast(getattr(pal, field), pal.background) >= LINE, field
+    for field in ("text", "note", "passed", "failed"):
+        assert contrast(getattr(pal, field), pal.background) >= TEXT, field
+    css = card_theme_css(pal)
+    assert pal.passed in css and pal.failed in css
+    # The dark theme is really dark and the default really light.
+    assert (luminance(rgb(pal.background)) < 0.05) == (theme == "dark")
