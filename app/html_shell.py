@@ -8,10 +8,12 @@ Everything is served by our own server (no CDN, no web font).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 
 from app.i18n import LANGUAGES, pick_language, t
 from app.layout import kept_query, nav_html
+from app.urls import prefix
 
 SIZES = ("normal", "large")
 THEMES = ("default", "dark")
@@ -81,10 +83,11 @@ def document(*, lang: str, kept: Mapping[str, str], notices: Sequence[str], path
         notice_html = (f'<div class="dp-notice" role="alert"><strong>'
                        f'{html.escape(t("common.url.notice_title", lang))}</strong>'
                        f"<ul>{items}</ul></div>")
+    body = keep_options(body, lang, kept)
     links = "".join(f'<link rel="stylesheet" href="{html.escape(h)}">' for h in css)
     scripts_html = "".join(f'<script src="{html.escape(s)}" defer></script>' for s in scripts)
     home = "/" + query
-    return f"""<!doctype html>
+    page = f"""<!doctype html>
 <html lang="{lang}" class="{' '.join(classes)}">
 <head>
 <meta charset="utf-8">
@@ -113,3 +116,36 @@ def document(*, lang: str, kept: Mapping[str, str], notices: Sequence[str], path
 </main>
 </body>
 </html>"""
+    return with_prefix(page)
+
+
+def keep_options(body: str, lang: str, kept: Mapping[str, str]) -> str:
+    """Add ``lang`` and the kept ``size``/``theme`` to every link to one of our pages that lacks
+    them (lesson sources link to ``/lab`` or ``/lesson?topic=cdf#…`` without options)."""
+    want = {"lang": lang, **kept}
+
+    def fix(m: re.Match[str]) -> str:
+        path, query, frag = m.group(2), m.group(3) or "", m.group(4) or ""
+        have = {kv.split("=", 1)[0] for kv in html.unescape(query).lstrip("?").split("&") if kv}
+        extra = [(k, v) for k, v in want.items() if k not in have]
+        if not extra:
+            return m.group(0)
+        sep = "&amp;" if query else "?"
+        add = "&amp;".join(f"{k}={html.escape(v)}" for k, v in extra)
+        return f'{m.group(1)}{path}{query}{sep}{add}{frag}"'
+
+    return re.sub(r'(\shref=")(/(?:lab|cdf|lesson)?/?)(\?[^"#]*)?(#[^"]*)?"', fix, body)
+
+
+def with_prefix(page: str) -> str:
+    """Every root-absolute ``href``/``src`` of our page behind ``DPLAB_PREFIX`` (app.urls).
+
+    Our renderers (and the lesson sources' Markdown links) write site paths like ``/lab?…``;
+    behind a reverse proxy at ``/course/`` they must read ``/course/lab?…``.
+    """
+    p = prefix()
+    if not p:
+        return page
+    done = re.escape(p[1:])  # links that already carry the prefix (the shared header)
+    return re.sub(rf'(\s(?:href|src)=")/(?!/|{done}[/?"#])', lambda m: m.group(1) + p + "/",
+                  page)

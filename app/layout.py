@@ -40,6 +40,7 @@ import param
 from bokeh.models import Title
 from panel.theme.fast import Fast
 
+from app import urls
 from app.i18n import LANGUAGES, t
 
 ACCENT = "#0b4f6c"
@@ -287,7 +288,7 @@ def _link(href: str, text: str, *, current: bool = False, onclick: str | None = 
 def nav_html(lang: str, path: str, query: str) -> str:
     """The page links of the header (shared by the Panel pages and the plain HTML pages)."""
     return " ".join(
-        _link(href + query, t(key, lang), current=href == path) for href, key in NAV
+        _link(urls.href(href) + query, t(key, lang), current=href == path) for href, key in NAV
     )
 
 
