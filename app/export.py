@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlencode
@@ -138,21 +139,36 @@ MIME = {"json": "application/json", "md": "text/markdown;charset=utf-8",
         "csv": "text/csv;charset=utf-8", "png": "image/png"}
 
 
+@dataclass(frozen=True)
+class ExportFile:
+    """What a click saves: a text file, or (``figure_id``) a figure drawn as PNG in the browser
+    with ``text`` in its iTXt chunk and ``legend`` (dicts of LegendEntry.as_dict) under it."""
+
+    filename: str
+    text: str
+    figure_id: str = ""
+    legend: tuple[dict[str, Any], ...] = ()
+
+
 class ExportBar(pn.custom.JSComponent):
     """The save buttons of a page, in one component (one Bokeh model, cheap to build).
 
     ``items``: ``[{"kind", "label", "cls"}]``; a button's css classes are ``dp-export-btn`` and
     ``cls`` (``dp-export-png``, ``dp-export-json``, ``dp-export-md``, ``dp-export-csv``).
-    A click sends ``{"kind", "ticket"}``; :meth:`_handle_msg` asks ``make(kind)`` for
-    ``(filename, text, figure_id)`` at that moment and answers in ``reply``. The browser then
-    saves the text, or, with a ``figure_id``, exports that Bokeh figure as PNG with the text in
-    its iTXt chunk (assets/dplab-export.js). Nothing is rendered on the server.
+    A click sends ``{"kind", "ticket"}``; :meth:`_handle_msg` asks ``make(kind)`` for an
+    :class:`ExportFile` at that moment and answers in ``reply``. The browser then saves the
+    text, or, with a ``figure_id``, exports that Bokeh figure as PNG with its legend drawn under
+    it and the text in its iTXt chunk (assets/dplab-export.js). Nothing is rendered on the
+    server.
     """
 
     heading = param.String(default="", doc="Heading above the buttons.")
     hint = param.String(default="", doc="One sentence under the heading.")
     items = param.List(default=[], item_type=dict, doc="Buttons: kind, label, cls.")
     reply = param.Dict(default={}, doc="The server's answer to the last click.")
+    colours = param.Dict(default={"background": "#ffffff", "text": "#222222"},
+                         doc="Background and text colour of a PNG's legend (the theme's).")
+    font_px = param.Integer(default=15, bounds=(8, 48), doc="Legend text size in a PNG.")
 
     _esm = ASSETS / "dplab-export.js"
 
@@ -169,7 +185,7 @@ p { margin: .2em 0 .5em 0; }
 @media print { :host { display: none; } }
 """]
 
-    def __init__(self, make: Callable[[str], tuple[str, str, str | None]] | None = None,
+    def __init__(self, make: Callable[[str], ExportFile] | None = None,
                  **params: Any) -> None:
         super().__init__(**params)
         self._make = make
@@ -180,8 +196,8 @@ p { margin: .2em 0 .5em 0; }
         kind = str(msg.get("kind", ""))
         if kind not in {item.get("kind") for item in self.items}:
             return
-        name, text, figure_id = self._make(kind)
-        ext = name.rsplit(".", 1)[-1]
-        self.reply = {"ticket": int(msg.get("ticket", 0)), "kind": kind, "filename": name,
-                      "text": text, "figure_id": figure_id or "",
+        f = self._make(kind)
+        ext = f.filename.rsplit(".", 1)[-1]
+        self.reply = {"ticket": int(msg.get("ticket", 0)), "kind": kind, "filename": f.filename,
+                      "text": f.text, "figure_id": f.figure_id, "legend": list(f.legend),
                       "mime": MIME.get(ext, "application/octet-stream")}

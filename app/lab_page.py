@@ -12,13 +12,14 @@ import html
 import logging
 import math
 import time
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 import panel as pn
 import param
 from bokeh.events import Tap
-from bokeh.models import ColumnDataSource, Label, Range1d, Span, Title
+from bokeh.models import ColumnDataSource, Label, Line, Range1d, Scatter, Span, Title
 from bokeh.plotting import figure
 
 from app import export, layout
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 # Line and text colours per theme: app.layout.PALETTES (contrast-tested for both themes).
 PLOT_HEIGHT = 400
 # Projector (size=large): the card strip and both plots fit 1920x1080 together.
-PLOT_HEIGHT_LARGE = 560
+PLOT_HEIGHT_LARGE = 490
 
 SIGMA_LOG_RANGE = (-3.0, 3.0)
 EPS_SLIDER_MAX = 20.0
@@ -413,6 +414,98 @@ def sim_text(sv: SimulationView, eps: float, lang: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # the page
 # ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LegendEntry:
+    """One legend line, drawn in HTML next to the figure (and into its PNG export)."""
+
+    label: str
+    kind: str  # "line", "area", "hatch" or "marker"
+    colour: str
+    dash: tuple[int, ...]  # SVG/canvas dash pattern; () is solid
+    width: float
+    alpha: float
+    renderer: Any = field(compare=False, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "kind": self.kind, "colour": self.colour,
+                "dash": list(self.dash), "width": self.width, "alpha": self.alpha}
+
+
+_DASHES = {"solid": (), "dashed": (6, 4), "dotted": (2, 4), "dotdash": (2, 4, 6, 4),
+           "dashdot": (6, 4, 2, 4)}
+
+
+def _dash(value: Any) -> tuple[int, ...]:
+    if isinstance(value, str):
+        return _DASHES.get(value, ())
+    return tuple(int(v) for v in (value or ()))
+
+
+def take_legend(fig: Any) -> list[LegendEntry]:
+    """Move a figure's legend out of the canvas: its entries, read from the renderers' glyphs.
+
+    A Bokeh legend cannot wrap: below a plot it took a third of the ε–δ figure's height and
+    was cut off on phones. The entries are drawn as HTML (:func:`legend_html`), which wraps,
+    is read by screen readers, and costs no Bokeh models per session.
+    """
+    entries: list[LegendEntry] = []
+    for leg in list(fig.legend):
+        for item in leg.items:
+            label = getattr(item.label, "value", None) or str(item.label)
+            r = item.renderers[0]
+            g = r.glyph
+            if isinstance(g, Line):
+                entries.append(LegendEntry(label, "line", g.line_color, _dash(g.line_dash),
+                                           float(g.line_width), float(g.line_alpha), r))
+            elif isinstance(g, Scatter):
+                entries.append(LegendEntry(label, "marker", g.fill_color, (), 1.0,
+                                           float(g.fill_alpha), r))
+            elif g.hatch_pattern:
+                entries.append(LegendEntry(label, "hatch", g.hatch_color, (), 1.5,
+                                           float(g.hatch_alpha), r))
+            else:
+                entries.append(LegendEntry(label, "area", g.fill_color, (), 1.0,
+                                           float(g.fill_alpha), r))
+        for area in ("center", "below", "above", "left", "right"):
+            setattr(fig, area, [m for m in getattr(fig, area) if m is not leg])
+    return entries
+
+
+def _swatch(e: LegendEntry) -> str:
+    c = html.escape(e.colour)
+    dash = f' stroke-dasharray="{" ".join(map(str, e.dash))}"' if e.dash else ""
+    if e.kind == "line":
+        body = (f'<line x1="2" y1="8" x2="38" y2="8" stroke="{c}" stroke-width="{e.width:g}"'
+                f'{dash} stroke-opacity="{e.alpha:g}"/>')
+    elif e.kind == "marker":
+        body = f'<polygon points="20,1 27,8 20,15 13,8" fill="{c}"/>'
+    elif e.kind == "hatch":
+        body = (f'<rect x="2" y="2" width="36" height="12" fill="none" stroke="{c}"/>'
+                f'<path d="M2 14L14 2M10 14L22 2M18 14L30 2M26 14L38 2" stroke="{c}"'
+                f' stroke-width="1.5"/>')
+    else:
+        body = (f'<rect x="2" y="2" width="36" height="12" fill="{c}"'
+                f' fill-opacity="{max(e.alpha, 0.35):g}" stroke="{c}"/>')
+    return (f'<svg class="dp-swatch" width="40" height="16" viewBox="0 0 40 16" '
+            f'aria-hidden="true">{body}</svg>')
+
+
+def legend_html(entries: list[LegendEntry], label: str) -> str:
+    """The legend as a wrapping HTML list (only the entries whose renderer is visible)."""
+    items = "".join(f"<li>{_swatch(e)}<span>{html.escape(e.label)}</span></li>"
+                    for e in entries if e.renderer is None or e.renderer.visible)
+    return f'<ul class="dp-legend" aria-label="{html.escape(label)}">{items}</ul>'
+
+
+LEGEND_CSS = """
+.dp-legend { list-style: none; display: flex; flex-wrap: wrap; gap: .15em 1.2em;
+             margin: .1em 0 .4em 0; padding: 0 0 0 3.5em; font-size: .95em; }
+.dp-legend li { display: inline-flex; align-items: center; gap: .4em; }
+.dp-swatch { flex: none; }
+@media (max-width: 760px) { .dp-legend { padding-left: .5em; } }
+"""
+
+
 def _legend_below(fig: Any, ncols: int = 2) -> None:
     # Below the plot: a legend inside the frame would hide the curves' peaks.
     leg = fig.legend[0]
@@ -703,7 +796,7 @@ class LabPage(param.Parameterized):
                                text_font_size=fs, text_color=p.note,
                                background_fill_color=p.label_bg, background_fill_alpha=0.9)
         f.add_layout(self.dens_note)
-        _legend_below(f, 2)
+        self.leg_dens = take_legend(f)
         f.css_classes = ["dp-density-plot"]
         _lean(f)
         self.fig_dens = layout.large_type(f, self._large, self._dark)
@@ -737,7 +830,7 @@ class LabPage(param.Parameterized):
                                 background_fill_color=p.label_bg, background_fill_alpha=0.9)
         c.add_layout(self.curve_note)
         c.xaxis.axis_label = self._tr("lab.curve.xlabel")
-        _legend_below(c, 2 if self._large else 3)
+        self.leg_curve = take_legend(c)
         c.on_event(Tap, self._on_tap)
         c.css_classes = ["dp-curve-plot"]
         _lean(c, selectable=True)  # TapTool: a tap on a curve selects it
@@ -757,6 +850,13 @@ class LabPage(param.Parameterized):
         self.dens_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
         self.curve_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
         self.sim_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
+        legend = self._tr("lab.legend")
+        self.dens_legend = pn.pane.HTML(legend_html(self.leg_dens, legend),
+                                        stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
+                                        margin=(0, 5))
+        self.curve_legend = pn.pane.HTML(legend_html(self.leg_curve, legend),
+                                         stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
+                                         margin=(0, 5))
 
     def _build_sim_figure(self) -> Any:
         p = self.pal
@@ -939,6 +1039,9 @@ class LabPage(param.Parameterized):
                                    cl_out=cv.classic_out)
         self.r_lap.visible = show_lap
         self.r_cl_in.visible = self.r_cl_out.visible = show_cl
+        legend = legend_html(self.leg_curve, self._tr("lab.legend"))
+        if self.curve_legend.object != legend:  # only when an overlay is switched
+            self.curve_legend.object = legend
         lo, hi = float(cv.eps[0]), float(cv.eps[-1])
         self.fig_curve.x_range.start, self.fig_curve.x_range.end = lo, hi
         if math.isnan(cv.claimed_y):
@@ -1028,21 +1131,23 @@ class LabPage(param.Parameterized):
     def exports(self) -> export.ExportBar:
         """Save buttons: each figure as PNG (in the browser), the certification as JSON and
         Markdown, the curve as CSV. Files are made at the click from the current state."""
-        figures = {"png-density": ("densities", self.fig_dens), "png-curve": ("curve",
-                                                                            self.fig_curve)}
+        figures = {"png-density": ("densities", self.fig_dens, self.leg_dens),
+                   "png-curve": ("curve", self.fig_curve, self.leg_curve)}
 
-        def make(kind: str) -> tuple[str, str, str | None]:
+        def make(kind: str) -> export.ExportFile:
             cert = self._current_cert()
             stem = export.file_stem(cert)
             if kind in figures:
-                name, fig = figures[kind]
-                return f"{stem}-{name}.png", export.certification_json(cert), fig.id
+                name, fig, entries = figures[kind]
+                return export.ExportFile(
+                    f"{stem}-{name}.png", export.certification_json(cert), fig.id,
+                    tuple(e.as_dict() for e in entries if e.renderer.visible))
             if kind == "json":
-                return f"{stem}.json", export.certification_json(cert), None
+                return export.ExportFile(f"{stem}.json", export.certification_json(cert))
             if kind == "md":
-                return (f"{stem}.md", export.certification_markdown(self.state, cert, self.lang),
-                        None)
-            return f"{stem}-curve.csv", export.curve_csv(self.state), None
+                return export.ExportFile(
+                    f"{stem}.md", export.certification_markdown(self.state, cert, self.lang))
+            return export.ExportFile(f"{stem}-curve.csv", export.curve_csv(self.state))
 
         items = [
             {"kind": "png-density", "label": self._tr("lab.export.png_dens"),
@@ -1055,7 +1160,10 @@ class LabPage(param.Parameterized):
         ]
         return export.ExportBar(make=make, heading=self._tr("lab.export.heading"),
                                 hint=self._tr("lab.export.hint"), items=items,
-                                sizing_mode="stretch_width", css_classes=["dp-exports"])
+                                sizing_mode="stretch_width", css_classes=["dp-exports"],
+                                colours={"background": self.pal.background,
+                                         "text": self.pal.text},
+                                font_px=20 if self._large else 15)
 
     def main(self) -> list[Any]:
         intro = pn.pane.HTML(
@@ -1076,10 +1184,10 @@ class LabPage(param.Parameterized):
             # Projector: card strip, then the two linked plots side by side; every table and
             # the simulation are folded (<details> / a collapsed card) below them.
             plots = pn.FlexBox(
-                pn.Column(dens, sizing_mode="stretch_width", min_width=300,
+                pn.Column(dens, self.dens_legend, sizing_mode="stretch_width", min_width=300,
                           styles={"flex": "1 1 600px"}),
-                pn.Column(curve_fig, sizing_mode="stretch_width", min_width=300,
-                          styles={"flex": "1 1 600px"}),
+                pn.Column(curve_fig, self.curve_legend, sizing_mode="stretch_width",
+                          min_width=300, styles={"flex": "1 1 600px"}),
                 sizing_mode="stretch_width", gap="16px")
             texts = pn.FlexBox(
                 pn.Column(self.dens_text, sizing_mode="stretch_width", min_width=300,
@@ -1094,10 +1202,11 @@ class LabPage(param.Parameterized):
         top = pn.FlexBox(
             pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
                       styles={"flex": "1 1 400px"}),
-            pn.Column(dens, self.dens_text, sizing_mode="stretch_width", min_width=280,
-                      styles={"flex": "1.3 1 480px"}),
+            pn.Column(dens, self.dens_legend, self.dens_text, sizing_mode="stretch_width",
+                      min_width=280, styles={"flex": "1.3 1 480px"}),
             sizing_mode="stretch_width", gap="16px")
-        curve = pn.Column(curve_head, curve_fig, self.curve_text, sizing_mode="stretch_width")
+        curve = pn.Column(curve_head, curve_fig, self.curve_legend, self.curve_text,
+                          sizing_mode="stretch_width")
         sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
         return [self.notice, intro, top, curve, self.exports(), sim]
 

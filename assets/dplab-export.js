@@ -55,6 +55,78 @@ function findView(id) {
   return null;
 }
 
+// The figure's canvas with its legend (drawn in HTML on the page) drawn underneath.
+function withLegend(layer, items, colours, fontPx) {
+  const src = layer.canvas;
+  if (!src || !items || items.length === 0) return null;
+  const ratio = layer.pixel_ratio || 1;
+  const font = `${Math.round(fontPx * ratio)}px system-ui, "Noto Sans KR", sans-serif`;
+  const probe = document.createElement("canvas").getContext("2d");
+  probe.font = font;
+  const sw = 40 * ratio, gap = 8 * ratio, colGap = 24 * ratio, pad = 10 * ratio;
+  const rowH = Math.round(fontPx * 1.6 * ratio);
+  const widths = items.map((it) => sw + gap + probe.measureText(it.label).width);
+  const rows = [];
+  let row = [], x = pad;
+  items.forEach((it, i) => {
+    if (row.length && x + widths[i] > src.width - pad) { rows.push(row); row = []; x = pad; }
+    row.push([it, x]);
+    x += widths[i] + colGap;
+  });
+  if (row.length) rows.push(row);
+  const out = document.createElement("canvas");
+  out.width = src.width;
+  out.height = src.height + rows.length * rowH + pad;
+  const ctx = out.getContext("2d");
+  ctx.fillStyle = colours.background;
+  ctx.fillRect(0, 0, out.width, out.height);
+  ctx.drawImage(src, 0, 0);
+  ctx.font = font;
+  ctx.textBaseline = "middle";
+  rows.forEach((r, k) => {
+    const y = src.height + pad / 2 + k * rowH + rowH / 2;
+    for (const [it, x0] of r) {
+      ctx.save();
+      ctx.strokeStyle = ctx.fillStyle = it.colour;
+      ctx.globalAlpha = it.kind === "area" ? Math.max(it.alpha, 0.35) : it.alpha;
+      if (it.kind === "line") {
+        ctx.lineWidth = it.width * ratio;
+        ctx.setLineDash(it.dash.map((d) => d * ratio));
+        ctx.beginPath(); ctx.moveTo(x0 + 2 * ratio, y); ctx.lineTo(x0 + sw - 2 * ratio, y);
+        ctx.stroke();
+      } else if (it.kind === "marker") {
+        const c = x0 + sw / 2, h = 7 * ratio;
+        ctx.beginPath(); ctx.moveTo(c, y - h); ctx.lineTo(c + h, y); ctx.lineTo(c, y + h);
+        ctx.lineTo(c - h, y); ctx.closePath(); ctx.fill();
+      } else {
+        const top = y - 6 * ratio, w = sw - 4 * ratio, h = 12 * ratio;
+        if (it.kind === "area") ctx.fillRect(x0 + 2 * ratio, top, w, h);
+        ctx.globalAlpha = 1;
+        ctx.lineWidth = ratio;
+        ctx.strokeRect(x0 + 2 * ratio, top, w, h);
+        if (it.kind === "hatch") {
+          ctx.beginPath();
+          for (let hx = 0; hx < w; hx += 8 * ratio) {
+            ctx.moveTo(x0 + 2 * ratio + hx, top + h);
+            ctx.lineTo(x0 + 2 * ratio + Math.min(w, hx + h), top + Math.max(0, h - (w - hx)));
+          }
+          ctx.stroke();
+        }
+      }
+      ctx.restore();
+      ctx.fillStyle = colours.text;
+      ctx.fillText(it.label, x0 + sw + gap, y);
+    }
+  });
+  return out;
+}
+
+function canvasBlob(canvas) {
+  return new Promise((resolve, reject) => {
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("toBlob failed"))), "image/png");
+  });
+}
+
 function save(blob, name) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");
@@ -106,7 +178,9 @@ export function render({ model }) {
       if (r.figure_id) {
         const view = findView(r.figure_id);
         if (!view) throw new Error("figure not found");
-        const blob = await view.export("png").to_blob();
+        const layer = view.export("png");
+        const composed = withLegend(layer, r.legend, model.colours, model.font_px);
+        const blob = composed ? await canvasBlob(composed) : await layer.to_blob();
         const png = new Uint8Array(await blob.arrayBuffer());
         save(new Blob([withText(png, "Description", r.text)], { type: "image/png" }), r.filename);
       } else {

@@ -135,12 +135,20 @@ def test_every_figure_line_and_text_has_contrast(lab: LabPage) -> None:
 
 
 def test_legend_swatches_are_the_lines(lab: LabPage) -> None:
-    """The legend draws each item with its renderer's colour: no swatch can vanish alone."""
-    for fig in (lab.fig_dens, lab.fig_curve):
-        legend = fig.legend[0]
-        for item in legend.items:
-            for r in item.renderers:
-                assert r in fig.renderers
+    """The HTML legends draw each entry in its renderer's own colour and dash, so a swatch
+    has the contrast of its line; the canvases keep no legend of their own."""
+    from app.lab_page import legend_html
+
+    for fig, entries in ((lab.fig_dens, lab.leg_dens), (lab.fig_curve, lab.leg_curve)):
+        assert not list(fig.legend)
+        assert len(entries) >= 4
+        text = legend_html(entries, "Legend")
+        for e in entries:
+            g = e.renderer.glyph
+            own = getattr(g, "line_color" if e.kind == "line" else
+                          "hatch_color" if e.kind == "hatch" else "fill_color")
+            assert e.colour == own and f'"{e.colour}"' in text
+            assert contrast(e.colour, lab.pal.background) >= LINE, e.label
 
 
 @pytest.mark.parametrize("theme", ["default", "dark"])
