@@ -161,7 +161,8 @@ class CDFPage:
             options={self.tr(f"cdf.stream.mode.{m}"): m for m in STREAM_MODES},
             button_type="primary", button_style="outline", css_classes=["dp-cdf-stream-mode"])
         self.w_parts = Text(name=self.tr("cdf.stream.parts"), value=str(s.stream_parts),
-                            css_classes=["dp-cdf-parts"], width=220)
+                            css_classes=["dp-cdf-parts"], sizing_mode="stretch_width",
+                            min_width=160, max_width=320)
         self.w_add = pn.widgets.Button(name=self.tr("cdf.stream.add.batches"),
                                        button_type="primary", css_classes=["dp-cdf-add-batch"])
         self.w_reset = pn.widgets.Button(name=self.tr("cdf.stream.reset"),
@@ -245,7 +246,7 @@ class CDFPage:
         self.legend = Legend(items=[LegendItem(label=value(self.tr("cdf.legend.reference")),
                                                renderers=[r_ref])],
                              orientation="horizontal", location="center")
-        self.legend.ncols = 3
+        self.legend.ncols = 1  # one column: fits a 390 px phone (labels are long)
         f.add_layout(self.legend, "below")
         f.css_classes = ["dp-cdf-plot"]
         self.fig = layout.large_type(f, self.large)
@@ -282,7 +283,7 @@ class CDFPage:
         d.add_layout(self.deg_label)
         leg = Legend(items=[LegendItem(label=value(lab), renderers=r) for lab, r in it],
                      orientation="horizontal", location="center")
-        leg.ncols = 3
+        leg.ncols = 1
         d.add_layout(leg, "below")
         d.css_classes = ["dp-cdf-degree-plot"]
         self.fig_deg = layout.large_type(d, self.large)
@@ -300,7 +301,7 @@ class CDFPage:
             ("cdf.stream.legend.pp", s_pp), ("cdf.stream.legend.aq", s_aq),
             ("cdf.legend.reference", s_ref))],
                       orientation="horizontal", location="center")
-        sleg.ncols = 3
+        sleg.ncols = 1
         st.add_layout(sleg, "below")
         st.css_classes = ["dp-cdf-stream-plot"]
         self.fig_stream = layout.large_type(st, self.large)
@@ -725,9 +726,9 @@ class CDFPage:
         deg_intro = _html(f"<p>{html.escape(self.tr('cdf.dplot.intro'))}</p>")
         stream_intro = _html(f"<p>{html.escape(self.tr('cdf.stream.intro'))}</p>")
         cards = pn.FlexBox(
-            pn.Column(self.metrics, sizing_mode="stretch_width", min_width=340,
+            pn.Column(self.metrics, sizing_mode="stretch_width", min_width=280,
                       styles={"flex": "1 1 380px"}),
-            pn.Column(self.privacy, sizing_mode="stretch_width", min_width=340,
+            pn.Column(self.privacy, sizing_mode="stretch_width", min_width=280,
                       styles={"flex": "1.2 1 420px"}),
             sizing_mode="stretch_width", gap="16px")
         return [
@@ -738,9 +739,9 @@ class CDFPage:
             h2("cdf.dplot.heading"), deg_intro, self.degree_status, self.plot_deg,
             self.degree_table,
             h2("cdf.stream.heading"), stream_intro,
-            pn.Row(self.w_stream_mode, self.w_parts, sizing_mode="stretch_width"),
+            pn.FlexBox(self.w_stream_mode, self.w_parts, sizing_mode="stretch_width"),
             self.err["stream_parts"],
-            pn.Row(self.w_add, self.w_reset), self.stream_err,
+            pn.FlexBox(self.w_add, self.w_reset, sizing_mode="stretch_width"), self.stream_err,
             self.plot_stream, self.stream_text,
         ]
 

@@ -46,6 +46,11 @@ CSS = """
 .dp-cdf-secret { font-size: .92em; border-left: 4px solid #d55e00; padding-left: .5em;
   margin: 0 10px; }
 .dp-cdf-small { font-size: .92em; }
+.dp-cdf-scroll { overflow-x: auto; max-width: 100%; }
+@media (max-width: 600px) {  /* phones: one column of label, value, label, value */
+  .dp-grid { grid-template-columns: minmax(0, 1fr); }
+  .dp-grid dd { margin-bottom: .35em; overflow-wrap: anywhere; }
+}
 """
 
 
@@ -241,14 +246,14 @@ def sources_html(state: CDFState, lang: str) -> str:
     if not rows:
         return ""
     return f"""
-    <table class="dp-cdf-sources">
+    <div class="dp-cdf-scroll"><table class="dp-cdf-sources">
       <caption>{e(t("cdf.sources.caption", lang, delta=g(state.delta, 6)))}</caption>
       <thead><tr><th scope="col">{e(t("cdf.sources.source", lang))}</th>
         <th scope="col">{e(t("cdf.sources.releases", lang))}</th>
         <th scope="col">ε</th><th scope="col">δ</th>
         <th scope="col">{e(t("cdf.sources.rule", lang))}</th></tr></thead>
       <tbody>{"".join(rows)}</tbody>
-    </table>"""
+    </table></div>"""
 
 
 def table_html(state: CDFState, lang: str, rows: list[MethodRow] | None = None) -> str:
@@ -268,11 +273,11 @@ def table_html(state: CDFState, lang: str, rows: list[MethodRow] | None = None) 
         body = [f"<tr><td>{g(x, 5)}</td><td>{g(fp)}</td><td>{g(fr)}</td></tr>"
                 for x, fp, fr in pts]
     return f"""
-    <table class="dp-cdf-table">
+    <div class="dp-cdf-scroll"><table class="dp-cdf-table">
       <caption>{e(t("cdf.table.caption", lang))}</caption>
       <thead><tr><th scope="col">x ({u})</th>{heads}<th scope="col">{ref}</th></tr></thead>
       <tbody>{"".join(body)}</tbody>
-    </table>"""
+    </table></div>"""
 
 
 def compare_html(state: CDFState, rows: list[MethodRow], lang: str) -> str:
@@ -295,7 +300,7 @@ def compare_html(state: CDFState, rows: list[MethodRow], lang: str) -> str:
             f'<td><span class="{en}">{g(r.metrics.energy)}</span></td><td>{ms(r.seconds)}</td>'
             f"<td>{g(rel.eps, 6)}</td><td>{g(rel.delta, 6)}</td></tr>")
     return f"""
-    <table class="dp-cdf-compare">
+    <div class="dp-cdf-scroll"><table class="dp-cdf-compare">
       <caption>{e(t("cdf.compare.caption", lang))}</caption>
       <thead><tr><th scope="col">{e(t("cdf.compare.method", lang))}</th>
         <th scope="col">KS ({e(none)})</th><th scope="col">W1 ({e(w_unit)})</th>
@@ -303,7 +308,7 @@ def compare_html(state: CDFState, rows: list[MethodRow], lang: str) -> str:
         <th scope="col">{e(t("cdf.compare.time", lang))}</th>
         <th scope="col">ε</th><th scope="col">δ</th></tr></thead>
       <tbody>{"".join(body)}</tbody>
-    </table>
+    </table></div>
     <p class="dp-muted">{e(t("cdf.compare.note", lang))}</p>"""
 
 
@@ -363,7 +368,7 @@ def degree_table_html(errs: DegreeErrors, info: DegreeInfo, lang: str) -> str:
             f"</td><td>{g(errs.noise[k], 3)}</td><td>{g(errs.expected[k], 3)}</td>"
             f"<td>{g(errs.realised[k], 3)}</td></tr>")
     return f"""
-    <table class="dp-cdf-degree-table">
+    <div class="dp-cdf-scroll"><table class="dp-cdf-degree-table">
       <caption>{e(t("cdf.dplot.caption", lang))}</caption>
       <thead><tr><th></th><th scope="col">K</th>
         <th scope="col">{e(t("cdf.dplot.trunc", lang))}</th>
@@ -371,7 +376,7 @@ def degree_table_html(errs: DegreeErrors, info: DegreeInfo, lang: str) -> str:
         <th scope="col">{e(t("cdf.dplot.expected", lang))}</th>
         <th scope="col">{e(t("cdf.dplot.realised", lang))}</th></tr></thead>
       <tbody>{"".join(body)}</tbody>
-    </table>
+    </table></div>
     <p class="dp-muted">{e(t("cdf.dplot.explain", lang))}</p>"""
 
 
@@ -394,7 +399,7 @@ def stream_html(state: CDFState, steps: list[StreamStep], lang: str) -> str:
                 aq_n=f"{last.seen:,}")
     return f"""
     <p class="dp-cdf-stream-summary">{e(summary)}</p>
-    <table class="dp-cdf-stream-table">
+    <div class="dp-cdf-scroll"><table class="dp-cdf-stream-table">
       <caption>{e(t(f"cdf.stream.caption.{mode}", lang, delta=g(state.delta, 6)))}</caption>
       <thead>
         <tr><th scope="col" rowspan="2">{e(t(f"cdf.stream.col.step.{mode}", lang))}</th>
@@ -408,7 +413,7 @@ def stream_html(state: CDFState, steps: list[StreamStep], lang: str) -> str:
           <th scope="col">{e(t("cdf.stream.col.touched", lang))}</th>
           <th scope="col">{e(t("cdf.compare.time", lang))}</th></tr></thead>
       <tbody>{"".join(body)}</tbody>
-    </table>
+    </table></div>
     <p class="dp-muted">{e(t(f"cdf.stream.explain.{mode}", lang))}</p>"""
 
 

@@ -91,7 +91,8 @@ export function render({ model, el }) {
 """
 
     _stylesheets: ClassVar[list[str]] = ["""
-.dp-upload { display: flex; flex-direction: column; gap: .3em; margin: 4px 10px; }
+.dp-upload { display: flex; flex-direction: column; gap: .3em; margin: 4px 10px;
+  box-sizing: border-box; max-width: calc(100% - 20px); overflow: hidden; }
 .dp-upload-button { display: inline-block; padding: .45em .9em; border: 2px solid #0b4f6c;
   border-radius: 6px; cursor: pointer; font-weight: 600; color: #0b4f6c; background: #fff;
   width: fit-content; }
