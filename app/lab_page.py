@@ -213,7 +213,7 @@ def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) ->
     stale = ""
     if state.errors:
         fields = ", ".join(FIELD_SYMBOLS.get(c, c) for c in state.errors)
-        stale = (f'<p class="dp-stale-note" role="status"><span aria-hidden="true">⏸</span> '
+        stale = (f'<p class="dp-stale-note" role="status"><span aria-hidden="true">⚠</span> '
                  f'{html.escape(t("lab.card.stale", lang, fields=fields))}</p>')
     sens_formula = _sens_formula(cert.query, cert.n, cert.B, lang)
     required = fmt_delta(cert.required_delta)

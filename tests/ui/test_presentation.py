@@ -291,10 +291,10 @@ def test_print_keeps_the_whole_page(open_page: Any, server: Server, lang: str) -
     assert main[0] == "visible", main
     expect(pg.locator("#sidebar")).to_be_hidden()
     expect(pg.locator(".dp-curve-text table")).to_be_visible()
+    png = shot(pg, f"present-lab-print-{lang}")
     pdf = pg.pdf(format="A4", print_background=True)
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
     assert pages >= 2, f"the print has {pages} page(s): only the first screen?"
-    png = shot(pg, f"present-lab-print-{lang}")
     png.with_suffix(".pdf").write_bytes(pdf)
     pg.emulate_media(media="screen")
     pg.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
@@ -304,16 +304,11 @@ def test_print_keeps_the_whole_page(open_page: Any, server: Server, lang: str) -
 # ---------------------------------------------------------------------------------------------
 # every page x size x theme
 # ---------------------------------------------------------------------------------------------
-CDF_PHONE_OVERFLOW = pytest.mark.xfail(
-    strict=False, reason="/cdf (being rewritten, not issue 8's file): its legend and the "
-    "'dp-cdf-parts' text input are wider than a 390 px phone")
-
-
 @pytest.mark.parametrize(("path", "size", "theme"), [
     *[(p, size, theme) for p in ("/", "/lesson") for size in SIZES for theme in THEMES],
     ("/cdf", "laptop", "default"),
     ("/cdf", "projector", "dark"),
-    pytest.param("/cdf", "phone", "dark", marks=CDF_PHONE_OVERFLOW),
+    ("/cdf", "phone", "dark"),
 ])
 def test_every_page_size_theme(open_page: Any, server: Server, path: str, size: str,
                                theme: str) -> None:
@@ -327,7 +322,7 @@ def test_every_page_size_theme(open_page: Any, server: Server, path: str, size: 
         expect(pg.locator(".bk-Figure canvas").first).to_be_visible()
     else:
         expect(pg.locator("main")).to_be_visible()
+    shot(pg, f"present{path.replace('/', '-') if path != '/' else '-index'}-{size}-{theme}")
     if bad:
         check_option_notice(pg)
     common_checks(pg, lang="ko")
-    shot(pg, f"present{path.replace('/', '-') if path != '/' else '-index'}-{size}-{theme}")
