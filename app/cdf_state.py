@@ -42,6 +42,7 @@ from dpcore.cdf.datasets import REAL, SYNTHETIC, load_real, population_cdf, samp
 from dpcore.cdf.metrics import Distances
 from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.streaming import PPCombiner
+from dpcore.errors import DPError
 
 FloatArray = NDArray[np.float64]
 
@@ -762,6 +763,8 @@ class CDFState(param.Parameterized):
         """Set one input from text or a number; (key, fmt) of the problem, state unchanged."""
         try:
             return self._set_input(name, raw)
+        except DPError as exc:  # dpcore's keyed errors are translated by the page
+            return ("err." + exc.key, dict(exc.fields))
         except (ValueError, TypeError) as exc:  # param's own bound checks, as a last resort
             return ("cdf.err.input", {"name": name, "detail": str(exc)[:80]})
 

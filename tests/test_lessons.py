@@ -11,6 +11,7 @@ import pytest
 
 import lessons
 from app import lesson_page
+from app.cdf_state import CDFState
 from app.lab_state import LabState
 
 LESSONS = lessons.LESSONS
@@ -115,6 +116,14 @@ def test_every_lab_link_is_a_valid_lab_state(lesson: str, lang: str) -> None:
             assert url.path == "/cdf", item.id
             assert set(args) <= set(lessons.CDF_KEYS), item.id
             assert "data" in args and "eps" in args, item.id
+            cdf = CDFState()
+            assert cdf.apply_url(args) == [], (item.id, args)
+            q = cdf.url_query()
+            for k in args:
+                if k in ("eps", "delta"):
+                    assert float(q[k]) == float(args[k]), (item.id, k)
+                elif k != "n" or cdf.is_synthetic:
+                    assert q[k] == args[k], (item.id, k)
 
 
 @pytest.mark.parametrize(("lesson", "lang"), [(le, la) for le in LESSONS for la in LANGS])
