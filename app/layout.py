@@ -55,8 +55,8 @@ THEMES = ("default", "dark")
 OPTION_VALUES: dict[str, tuple[str, ...]] = {"lang": LANGUAGES, "size": SIZES, "theme": THEMES}
 # Below this width the sidebar starts folded and the page is one column (assets/dplab.css).
 PHONE_MAX_PX = 760
-# Off: Bokeh's MathJax bundle only goes to pages with TeX (benchmarks/first_load.py flips it for
-# its baseline).
+# True: Bokeh's MathJax bundle only goes to pages with TeX and its WebGL bundle only to pages
+# with a WebGL plot (benchmarks/first_load.py sets it False for its baseline).
 SKIP_MATHJAX = True
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -79,7 +79,8 @@ def _strip_web_fonts() -> None:
 
 
 def _install_mathjax_filter() -> None:
-    """Send Bokeh's MathJax bundle (1.8 MB) only to a page whose text contains TeX.
+    """Send Bokeh's MathJax bundle (1.8 MB) only to a page whose text contains TeX (and the
+    WebGL bundle only to a page with a WebGL plot: :func:`_install_webgl_filter`).
 
     Panel adds it to every page that has any HTML pane (``panel.io.resources._panel_use_mathjax``
     is true for all of them). Without the bundle Bokeh's MathJax provider reports "failed" and
@@ -103,6 +104,29 @@ def _install_mathjax_filter() -> None:
 
     use_mathjax._dplab = True  # type: ignore[attr-defined]
     resources._panel_use_mathjax = use_mathjax
+    _install_webgl_filter()
+
+
+def _install_webgl_filter() -> None:
+    """Leave out Bokeh's WebGL bundle (194 kB) on a page without a WebGL plot (none of ours:
+    every figure draws on a canvas). Panel's own bundle does not import it."""
+    from bokeh.embed.bundle import _any
+    from bokeh.models import Plot
+    from panel.io import server
+
+    if getattr(server.bundle_resources, "_dplab", False):
+        return
+    original = server.bundle_resources
+
+    def bundle_resources(roots: Any, resources: Any, *args: Any, **kwargs: Any) -> Any:
+        bundle = original(roots, resources, *args, **kwargs)
+        if SKIP_MATHJAX and roots and not _any(
+                roots, lambda obj: isinstance(obj, Plot) and obj.output_backend == "webgl"):
+            bundle.js_files = [f for f in bundle.js_files if "/bokeh-gl" not in str(f)]
+        return bundle
+
+    bundle_resources._dplab = True  # type: ignore[attr-defined]
+    server.bundle_resources = bundle_resources
 
 
 def asset_url(name: str) -> str:

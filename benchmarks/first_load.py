@@ -62,7 +62,7 @@ serve(address="127.0.0.1", port=int(os.environ["DPLAB_PORT"]))
 """
 
 VARIANTS = {
-    "baseline": "before issue 8 (MathJax bundle on every Panel page)",
+    "baseline": "this checkout with Bokeh's MathJax bundle forced back in (as before issue 8)",
     "current": "this checkout, app.server.serve as it is",
     "gzip": "this checkout + compress_response=True (proposed app/server.py change)",
 }
