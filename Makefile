@@ -21,6 +21,7 @@ lint: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	@bash scripts/ensure-chromium.sh
+	@bash scripts/ensure-haproxy.sh
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
