@@ -96,7 +96,10 @@ def to_scale(log_delta: np.ndarray | float, scale: str) -> np.ndarray:
 
 
 def curve_view(sensitivity: float, sigma: float, eps: float, claimed: float, lo: float,
-               hi: float, scale: str, points: int = CURVE_POINTS) -> CurveView:
+               hi: float, scale: str, points: int = CURVE_POINTS,
+               claimed_log10: float | None = None) -> CurveView:
+    """The ε–δ curve. ``claimed_log10``: the claim's exact log10 (from its text), so a claim
+    below the double range (1e-400) still gets its line on the log10 scale."""
     d = float(sensitivity)
     grid = np.linspace(lo, hi, points)
     ld = np.asarray(gaussian.log_delta(grid, d, sigma), dtype=float)
@@ -110,7 +113,10 @@ def curve_view(sensitivity: float, sigma: float, eps: float, claimed: float, lo:
     cl_in = np.where(grid < 1.0, cl, -np.inf)
     cl_out = np.where(grid >= 1.0, cl, -np.inf)
     if scale == "log10":
-        claimed_y = math.log10(claimed) if claimed > 0 else math.nan
+        if claimed_log10 is not None:
+            claimed_y = claimed_log10 if math.isfinite(claimed_log10) else math.nan
+        else:
+            claimed_y = math.log10(claimed) if claimed > 0 else math.nan
         nan_if_inf = True
     else:
         claimed_y = claimed

@@ -34,7 +34,6 @@ from app.lab_compute import (
 )
 from app.lab_state import EPS_MAX, PRESETS, LabState, fmt_input
 from app.tour import CONCEALED_HTML
-from dpcore import certify as dp_certify
 from dpcore import queries
 
 # Inputs closer than BURST_MS form a burst; during one, the figures redraw once the input has
@@ -110,6 +109,8 @@ def _sens_formula(query: str, n: int, B: float, lang: str) -> str:
 VERDICTS: dict[str, tuple[str, str]] = {
     "pass": ("lab.verdict.pass", "✓"),
     "fail": ("lab.verdict.fail", "✗"),
+    # Not a pass: the claim and the required δ agree even at 40+ digits (dpcore.certify).
+    "too_close": ("lab.verdict.too_close", "≟"),
 }
 
 # Short names of the controls, for the stale-card note (language-neutral symbols).
@@ -119,7 +120,8 @@ FIELD_SYMBOLS = {"query": "q", "n": "n", "B": "B", "sigma": "σ", "eps": "ε", "
 
 
 def verdict_kind(cert: Any) -> str:
-    return "pass" if cert.passes else "fail"
+    kind = getattr(cert, "verdict", "pass" if cert.passes else "fail")
+    return kind if kind in VERDICTS else "fail"
 
 
 def underflow_approx(log10_delta: float) -> str:
@@ -172,10 +174,8 @@ def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) ->
         log.info("neighbour view skipped: %s", exc)
 
     claimed = state.delta_text if state.delta_text else fmt_delta(cert.claimed_delta)
-    if cert.claimed_delta > 0:
-        claimed_log = fmt_log10(math.log10(cert.claimed_delta))
-    else:
-        claimed_log = "-inf"
+    # From the claim's text in log space: a claim of 1e-400 reads log10 = -400, not -inf.
+    claimed_log = fmt_log10(cert.claimed_log10)
     flags = [
         ("lab.flag.positive", cert.mathematically_positive),
         ("lab.flag.underflow", cert.underflow),
@@ -222,7 +222,7 @@ def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) ->
       <h2 id="dp-card-title">{html.escape(t("lab.card.title", lang))}</h2>
       {stale}
       <div class="dp-card-top">
-      <p class="dp-verdict-box {kind}" role="status">
+      <p class="dp-verdict-box {"fail too_close" if kind == "too_close" else kind}" role="status">
         <span class="dp-verdict">{mark} {html.escape(verdict_word)}</span>
         <span class="dp-reason">{html.escape(reason)}</span></p>
       <dl class="dp-grid dp-main-numbers">
@@ -975,7 +975,7 @@ class LabPage(param.Parameterized):
                 title=html.escape(self._tr("tour.concealed_title")),
                 text=html.escape(self._tr("tour.concealed")))
         else:
-            cert = dp_certify.certify(s.query, s.n, s.B, s.sigma, s.eps, s.delta)
+            cert = s.certification()
             self.card.object = card_html(s, cert, self.lang, folded=self._large)
         self._sync_widgets()
         self._show_errors()
@@ -997,7 +997,8 @@ class LabPage(param.Parameterized):
             sv = simulation(sens, s.sigma, s.eps, s.sim_n, s.sim_seed, lo, hi)
             self._draw_sim(sv)
             self.sim_text.object = sim_text(sv, s.eps, self.lang)
-        cv = curve_view(sens, s.sigma, s.eps, s.delta, s.eps_lo, s.eps_hi, s.scale)
+        cv = curve_view(sens, s.sigma, s.eps, s.delta, s.eps_lo, s.eps_hi, s.scale,
+                        claimed_log10=s.claim.log10)
         self._draw_curve(cv)
         self.curve_text.object = self._fold("lab.fold.curve_text",
                                             curve_text(cv, s.delta, self.lang))
@@ -1126,7 +1127,7 @@ class LabPage(param.Parameterized):
 
     def _current_cert(self) -> Any:
         s = self.state
-        return dp_certify.certify(s.query, s.n, s.B, s.sigma, s.eps, s.delta)
+        return s.certification()
 
     def exports(self) -> export.ExportBar:
         """Save buttons: each figure as PNG (in the browser), the certification as JSON and
