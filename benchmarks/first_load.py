@@ -96,6 +96,8 @@ class Load:
     gzip_if_on: int = 0
     requests: int = 0
     card_ms: float = 0.0
+    ttfb_ms: float = 0.0  # first byte of the page's HTML (the server built the page)
+    dcl_ms: float = 0.0  # DOMContentLoaded: every script loaded and run
     rows: list[tuple[str, int, int, str, str]] = field(default_factory=list)
 
 
@@ -151,8 +153,10 @@ def measure(ctx: Any, url: str) -> Load:
     pg.goto(url, wait_until="commit")
     card = float(pg.evaluate(JS_CARD))
     pg.wait_for_load_state("load")
+    nav = pg.evaluate("() => { const n = performance.getEntriesByType('navigation')[0];"
+                      " return [n.responseStart, n.domContentLoadedEventEnd]; }")
     pg.wait_for_timeout(500)  # late requests (fonts, lazily loaded bundles) still count
-    out = Load(card_ms=card)
+    out = Load(card_ms=card, ttfb_ms=float(nav[0]), dcl_ms=float(nav[1]))
     for rec in info.values():
         if "url" not in rec or rec["url"].startswith(("data:", "blob:")):
             continue
@@ -247,6 +251,12 @@ def main() -> None:
             c = (statistics.median(x.card_ms for x in cold[n])
                  / statistics.median(x.card_ms for x in r0))
             print(f"ratio {n}/{ref}: wire bytes {w:.2f}x, card visible (cold) {c:.2f}x")
+    print("where the time goes (median of the cold loads, ms after navigation start):")
+    for n in names:
+        cs = cold[n]
+        print(f"  {n:<9} HTML first byte {statistics.median(c.ttfb_ms for c in cs):6.0f}   "
+              f"scripts run (DOMContentLoaded) {statistics.median(c.dcl_ms for c in cs):6.0f}   "
+              f"card visible {statistics.median(c.card_ms for c in cs):6.0f}")
 
 
 if __name__ == "__main__":
