@@ -332,7 +332,9 @@ class LabTab:
 
         http = self._http or AsyncHTTPClient()
         t0 = time.perf_counter()
+        # A browser waits minutes for a busy server to accept: no 20 s connect timeout.
         resp = await http.fetch(HTTPRequest(self.page_url, request_timeout=self.timeout,
+                                            connect_timeout=self.timeout,
                                             headers={"Accept-Language": "en-US,en;q=0.9"}))
         body = resp.body.decode("utf-8", "replace")
         self.times.html = time.perf_counter() - t0
@@ -348,6 +350,7 @@ class LabTab:
             async def get(u: str) -> int:
                 async with sem:
                     r = await http.fetch(HTTPRequest(u, request_timeout=self.timeout,
+                                                     connect_timeout=self.timeout,
                                                      headers=headers))
                     return len(r.body)
 
