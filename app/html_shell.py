@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from app.i18n import LANGUAGES, pick_language, t
-from app.layout import kept_query, nav_html
+from app.layout import asset_url, kept_query, nav_html
 from app.urls import prefix
 
 SIZES = ("normal", "large")
@@ -60,9 +60,13 @@ def _switch_links(lang: str, kept: Mapping[str, str], path: str, extra: Mapping[
     size_href = href(size="normal" if large else "large")
     size = (f'<a class="dp-nav-link" href="{html.escape(size_href)}">'
             f"{html.escape(t(size_key, lang))}</a>")
+    dark = kept.get("theme") == "dark"
+    theme_href = href(theme="default" if dark else "dark")
+    theme = (f'<a class="dp-nav-link dp-theme-link" href="{html.escape(theme_href)}">'
+             f'{html.escape(t("common.theme.light" if dark else "common.theme.dark", lang))}</a>')
     return (f'<span class="dp-switch" role="group" '
             f'aria-label="{html.escape(t("common.lang.label", lang))}">{langs}</span>'
-            f'<span class="dp-switch">{size}</span>')
+            f'<span class="dp-switch">{size} {theme}</span>')
 
 
 def document(*, lang: str, kept: Mapping[str, str], notices: Sequence[str], path: str,
@@ -94,8 +98,8 @@ def document(*, lang: str, kept: Mapping[str, str], notices: Sequence[str], path
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)} · dplab</title>
 <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/assets/dplab.css">
-<link rel="stylesheet" href="/assets/plain.css">
+<link rel="stylesheet" href="{asset_url("dplab.css")}">
+<link rel="stylesheet" href="{asset_url("plain.css")}">
 {links}
 {inline_data}
 {scripts_html}

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from app.html_shell import document, options
 from app.i18n import t
-from app.layout import kept_query
+from app.layout import asset_url, kept_query
 
 
 def _quiz_ids(lesson: str, lang: str) -> list[str]:
@@ -67,4 +67,4 @@ def render(args: Mapping[str, str], accept_language: str | None) -> tuple[int, s
     lang, kept, notices = options(args, accept_language)
     return 200, document(lang=lang, kept=kept, notices=notices, path="/",
                          title=t("common.nav.home", lang), body=index_html(lang, kept),
-                         scripts=["/assets/lesson.js"])
+                         scripts=[asset_url("lesson.js")])

@@ -1234,8 +1234,14 @@ def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
         state.notices = [*state.notices, *bad]
     lab = LabPage(state=state, lang=lang, large=layout.is_large(), dark=layout.is_dark())
     extra = attach_tour(lab, args.get("tour"))
+    side = lab.sidebar()
+    if layout.is_large() and len(extra) == 3:
+        # Projector: the step panel heads the sidebar, so the card, the densities and the
+        # curve keep the whole main screen (issue 8's one-screen view).
+        bridge, opener, panel = extra
+        extra, side = [bridge], [opener, panel, *side]
     return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
-                       main=[*extra, *lab.main()], sidebar=lab.sidebar(),
+                       main=[*extra, *lab.main()], sidebar=side,
                        sidebar_width=480 if layout.is_large() else 380,
                        option_notice_shown=False)
 

@@ -27,6 +27,7 @@ Everything else (Bokeh, Panel, Fast JS/CSS, our /assets/dplab.css) is served by 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 from collections.abc import Mapping
@@ -129,6 +130,7 @@ def _install_webgl_filter() -> None:
     server.bundle_resources = bundle_resources
 
 
+@functools.cache  # one hash per file and process: the files do not change while serving
 def asset_url(name: str) -> str:
     """``/assets/<name>?v=<content hash>``: a versioned name, so a long cache lifetime is safe."""
     path = ASSETS / name

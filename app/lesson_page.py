@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 import lessons
 from app.html_shell import document, options
 from app.i18n import t
+from app.layout import asset_url
 
 TOPICS = {"gaussian": "gaussian", "cdf": "cdf"}
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
@@ -216,6 +217,6 @@ def render(args: Mapping[str, str], accept_language: str | None) -> tuple[int, s
     return 200, document(
         lang=lang, kept=kept, notices=notices, path="/lesson", title=lesson.title,
         body=body, extra_query={"topic": topic} if topic != "gaussian" else {},
-        css=["/assets/vendor/katex/katex.min.css"],
-        scripts=["/assets/vendor/katex/katex.min.js", "/assets/lesson.js"],
+        css=[asset_url("vendor/katex/katex.min.css")],
+        scripts=[asset_url("vendor/katex/katex.min.js"), asset_url("lesson.js")],
         inline_data=data)

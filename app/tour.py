@@ -141,8 +141,20 @@ class KeyBridge(pn.custom.JSComponent):
       let count = 0;
       let overlay = null;
       let before = null;
-      const KEYS = new Set(["ArrowLeft", "ArrowRight", "?", "p", "1", "2", "3", "4", "5", "6",
-                            "7"]);
+      const KEYS = new Set(["ArrowLeft", "ArrowRight", "?", "p", "d", "1", "2", "3", "4", "5",
+                            "6", "7"]);
+      function deepAll(sel, root, out) {
+        root.querySelectorAll(sel).forEach((e) => out.push(e));
+        root.querySelectorAll("*").forEach((e) => {
+          if (e.shadowRoot) { deepAll(sel, e.shadowRoot, out); }
+        });
+        return out;
+      }
+      function toggleFolds() {
+        const folds = deepAll("details", document, []);
+        const open = folds.some((d) => !d.open);
+        folds.forEach((d) => { d.open = open; });
+      }
       function closeHelp() {
         if (overlay) { overlay.remove(); overlay = null; if (before) { before.focus(); } }
       }
@@ -193,6 +205,7 @@ class KeyBridge(pn.custom.JSComponent):
         }
         e.preventDefault();
         if (e.key === "?") { openHelp(); return; }
+        if (e.key === "d") { toggleFolds(); return; }
         if (e.key === "p") {
           const u = new URL(window.location.href);
           if (u.searchParams.get("size") === "large") { u.searchParams.delete("size"); }
@@ -306,7 +319,8 @@ def help_html(lang: str) -> str:
     rows = "".join(
         f"<tr><td><kbd>{html.escape(k)}</kbd></td><td>{html.escape(t(key, lang))}</td></tr>"
         for k, key in (("← →", "tour.help.steps"), ("1 … 7", "tour.help.presets"),
-                       ("p", "tour.help.projector"), ("?", "tour.help.help"),
+                       ("p", "tour.help.projector"), ("d", "tour.help.folds"),
+                       ("?", "tour.help.help"),
                        ("Esc", "tour.help.close"), ("Tab", "tour.help.tab")))
     presets = "".join(f"<li>{k}: {html.escape(t(f'lab.preset.{p.key}', lang))}</li>"
                       for k, p in enumerate(PRESETS, 1))
