@@ -11,9 +11,12 @@ from ui.conftest import Server, shot
 
 def test_index_links_to_the_pages(page: Any, server: Server) -> None:
     page.goto(f"{server.url}/?lang=en")
-    lab = page.locator("a.dp-tile[href^='/lab']")
+    lab = page.locator("a.dp-tile[href='/lab?lang=en']")
     expect(lab).to_be_visible()
-    expect(page.locator("a.dp-tile[href^='/cdf']")).to_be_visible()
+    expect(page.locator("a.dp-tile[href='/lab?lang=en&tour=1']")).to_be_visible()
+    expect(page.locator("a.dp-tile[href='/cdf?lang=en']")).to_be_visible()
+    expect(page.locator("a.dp-tile[href='/lesson?lang=en']")).to_be_visible()
+    expect(page.locator("a.dp-tile[href='/lesson?lang=en&topic=cdf']")).to_be_visible()
     shot(page, "index-en")
     lab.click()
     expect(page.locator(".dp-verdict")).to_be_visible()
