@@ -272,12 +272,40 @@ def log_page_runs(routes: dict[str, Callable[[], Any]], worker: str
             ctx = pn.state.curdoc.session_context if pn.state.curdoc else None
             log.info("page-run worker=%s path=%s session=%s", worker, path,
                      getattr(ctx, "id", "-"))
-            return factory()
+            try:
+                return factory()
+            except Exception:
+                # Never a traceback (with server paths) in a browser: the log gets it, the
+                # student gets a short page in their language.
+                log.exception("page build failed: worker=%s path=%s", worker, path)
+                return build_failed_page(path)
 
         run.__name__ = getattr(factory, "__name__", "page")
         return run
 
     return {path: wrap(path, f) for path, f in routes.items()}
+
+
+def build_failed_page(path: str) -> Any:
+    """The page shown when building ``path`` raised: language of the request, no details."""
+    import html
+
+    import panel as pn
+
+    from app.i18n import request_language, t
+
+    try:
+        lang = request_language()
+    except Exception:  # the request itself may be what failed
+        lang = "ko"
+    body = (f'<main lang="{lang}" class="dp-build-failed" role="alert" style="font-family:'
+            f'system-ui,sans-serif;max-width:40em;margin:2em auto;line-height:1.5">'
+            f"<h1>{html.escape(t('server.failed.title', lang))}</h1>"
+            f"<p>{html.escape(t('server.failed.body', lang))}</p>"
+            f'<p><a href="{html.escape(path)}?lang={lang}">{html.escape(t("server.retry", lang))}'
+            f'</a> · <a href="/?lang={lang}">{html.escape(t("server.failed.home", lang))}</a></p>'
+            f"<p>{html.escape(t('server.persist', lang))}</p></main>")
+    return pn.pane.HTML(body, sizing_mode="stretch_width")
 
 
 def websocket_origins(address: str, port: int, extra: Iterable[str] | None) -> list[str]:
