@@ -715,6 +715,31 @@ class CDFPage:
             self.w_teacher, self.teacher_note,
         ]
 
+    def export_csv(self) -> Any:
+        """The shown private CDF as CSV (grid in data units, values) with its (ε, δ) on top.
+
+        Only the private curve: the reference CDF is not private and is not written.
+        """
+        from app import export
+
+        st = self.state
+        est = st.current()
+        pts, f_priv, _ = st.curves()
+        header = [f"data={st.dataset} method={st.method} seed={st.noise_seed}",
+                  self.tr("cdf.export.note")]
+        text = export.cdf_csv(pts.tolist(), f_priv.tolist(), eps=float(est.eps),
+                              delta=float(est.delta), header=header)
+        return export.ExportFile(f"dplab-cdf-{st.dataset}-{st.method}.csv", text)
+
+    def exports(self) -> Any:
+        from app import export
+
+        items = [{"kind": "csv", "label": self.tr("cdf.export.csv"), "cls": "dp-export-csv"}]
+        return export.ExportBar(make=lambda kind: self.export_csv(), items=items,
+                                heading=self.tr("cdf.export.heading"),
+                                hint=self.tr("cdf.export.hint"),
+                                sizing_mode="stretch_width", css_classes=["dp-exports"])
+
     def main(self) -> list[Any]:
         import panel as pn
 
@@ -743,6 +768,7 @@ class CDFPage:
             self.err["stream_parts"],
             pn.FlexBox(self.w_add, self.w_reset, sizing_mode="stretch_width"), self.stream_err,
             self.plot_stream, self.stream_text,
+            self.exports(),
         ]
 
 
