@@ -1,4 +1,4 @@
-"""/cdf's CSV export: the shown private CDF with its certified (ε, δ), nothing that is not private."""
+"""/cdf CSV export: the shown private CDF with its certified (ε, δ), nothing non-private."""
 
 from __future__ import annotations
 
