@@ -49,6 +49,9 @@ GC_PAUSE_LOG_S = 0.2
 # most as long as the last build took and never more than BUILD_YIELD_MAX_S.
 BUILD_QUIET_S = 0.03
 BUILD_YIELD_MAX_S = 1.0
+# A full collection walks every open session (1-3 s with 150-200 students): closed sessions
+# wait, frozen, until at least this many (and a quarter of the open ones) have closed.
+GC_FULL_AFTER_CLOSED = 10
 _TUNED: dict[str, Any] = {}
 
 
@@ -74,8 +77,10 @@ def tune_process() -> dict[str, Any]:
       arrival order instead of all at the very end (a page needs ~5 round trips after its
       build).
     - Each new page's objects are frozen after its build, so automatic full collections no
-      longer walk every open session (1-3 s pauses with 150 students). When sessions close,
-      Panel's collection runs over everything (unfrozen) and frees them, then re-freezes.
+      longer walk every open session (1-3 s pauses with 150 students). Panel collects after
+      sessions close; that collection (over everything, unfrozen, then re-frozen) runs only
+      once ``GC_FULL_AFTER_CLOSED`` and a quarter of the open sessions have closed, or none
+      is open: one pause per many reloads instead of one per reload.
 
     Idempotent; the returned options are also used when called again.
     """
@@ -152,18 +157,29 @@ def tune_process() -> dict[str, Any]:
 
     import asyncio
 
+    import panel.io.application as pn_application
     import panel.io.document as pn_document
     from panel.io.server import DocHandler
 
-    collect = pn_document._garbage_collect
+    pages = {"open": 0, "closed": 0}  # built by get_session_in_turn; closed since last full gc
+    destroy, collect = pn_application._destroy_document, pn_document._garbage_collect
+
+    def destroy_counted(doc: Any, session: Any) -> None:
+        pages["open"] = max(0, pages["open"] - 1)
+        pages["closed"] += 1
+        destroy(doc, session)
 
     def collect_all() -> None:
+        if pages["open"] and pages["closed"] < max(GC_FULL_AFTER_CLOSED, pages["open"] / 4):
+            return
+        pages["closed"] = 0
         gc.unfreeze()
         try:
             collect()
         finally:
             gc.freeze()
 
+    pn_application._destroy_document = destroy_counted
     pn_document._garbage_collect = collect_all
 
     activity = [0.0, 0.1]  # last websocket message (monotonic s), duration of the last build (s)
@@ -191,6 +207,7 @@ def tune_process() -> dict[str, Any]:
             t0 = time.monotonic()
             session = await build_session(self)
             activity[1] = max(0.1, time.monotonic() - t0)
+            pages["open"] += 1
             gc.collect(1)
             gc.freeze()
             return session

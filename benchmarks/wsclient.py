@@ -323,6 +323,7 @@ class LabTab:
         self.errors: list[str] = []
         self.closed = False
         self._built: asyncio.Future[float] | None = None
+        self._write_lock = asyncio.Lock()
         self._built_marker = ""
 
     # ---- opening ----------------------------------------------------------------------------
@@ -369,7 +370,12 @@ class LabTab:
             raise TabError(f"expected ACK, got {ack.msgtype}")
         msgid, frames = encode("PULL-DOC-REQ", {})
         await self._send(frames)
-        reply = await self._read_message()
+        while True:
+            reply = await self._read_message()
+            # The server may push changes before it answers (e.g. Panel's busy indicator when
+            # another session is busy); the pulled document already contains them.
+            if reply.msgtype != "PATCH-DOC":
+                break
         if reply.msgtype != "PULL-DOC-REPLY" or reply.reqid != msgid:
             raise TabError(f"expected PULL-DOC-REPLY, got {reply.msgtype}")
         self.times.doc = time.perf_counter() - t0
@@ -419,8 +425,11 @@ class LabTab:
         return time.perf_counter() - t0
 
     async def _send(self, frames: list[str]) -> None:
-        for f in frames:
-            await self.ws.write_message(f)
+        # One message at a time: frames of two messages must not interleave (the reader
+        # loop answers Location changes while a student's move is being written).
+        async with self._write_lock:
+            for f in frames:
+                await self.ws.write_message(f)
 
     async def _patch(self, events: list[dict[str, Any]]) -> asyncio.Future[Message]:
         msgid, frames = encode("PATCH-DOC", {"events": events})
