@@ -63,7 +63,7 @@ def _html(text: str = "", **kw: Any) -> Any:
     from app.lab_page import CARD_CSS  # the shared card look (HTML panes live in shadow DOM)
 
     kw.setdefault("sizing_mode", "stretch_width")
-    return pn.pane.HTML(text, stylesheets=[CARD_CSS, views.CSS], **kw)
+    return layout.TextPane(text, stylesheets=[CARD_CSS, views.CSS], **kw)
 
 
 class CDFPage:

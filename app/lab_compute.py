@@ -6,8 +6,10 @@ windows and summarises the simulation, so it is unit-tested without a browser.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -17,6 +19,30 @@ LN10 = math.log(10.0)
 DENSITY_POINTS = 401
 CURVE_POINTS = 400
 Z95 = 1.959963984540054
+# What depends on sigma (not on eps) is shared by every session in the process: slider
+# positions are discrete (0.01 in log10 sigma), so a class exploring the same range keeps
+# hitting the same entries, and an eps move recomputes only the eps-dependent parts (issue 11).
+CURVE_CACHE = 512
+SIM_CACHE = 64
+SIM_CACHE_MAX_N = 20_000  # larger simulations are recomputed (two float arrays of n each)
+
+
+def _frozen(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    # Cached arrays are shared between sessions: make accidental writes fail loudly.
+    out = []
+    for a in arrays:
+        a = np.asarray(a, dtype=float)
+        a.setflags(write=False)
+        out.append(a)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=CURVE_CACHE)
+def _density_curves(d: float, sigma: float, points: int) -> tuple[np.ndarray, ...]:
+    lo, hi = -4.0 * sigma, d + 4.0 * sigma
+    x = np.linspace(lo, hi, points)
+    p, q = gaussian.densities(x, d, sigma)
+    return _frozen(x, p, q)
 
 
 @dataclass(frozen=True)
@@ -44,8 +70,7 @@ def density_view(sensitivity: float, sigma: float, eps: float,
                  points: int = DENSITY_POINTS) -> DensityView:
     d = float(sensitivity)
     lo, hi = -4.0 * sigma, d + 4.0 * sigma
-    x = np.linspace(lo, hi, points)
-    p, q = gaussian.densities(x, d, sigma)
+    x, p, q = _density_curves(d, float(sigma), points)
     w = gaussian.worst_event(eps, d, sigma)
     t = float(w.t)
     if d == 0:
@@ -61,9 +86,8 @@ def density_view(sensitivity: float, sigma: float, eps: float,
             return DensityView(x, p, q, xe, np.asarray(pe), np.asarray(qe), lo, hi, t,
                                t_outside, w.p0, w.p1_scaled, w.log_p0, w.log_p1_scaled,
                                float(np.max(p)))
-    return DensityView(x, np.asarray(p), np.asarray(q), x[mask], np.asarray(p)[mask],
-                       np.asarray(q)[mask], lo, hi, t, t_outside, w.p0, w.p1_scaled,
-                       w.log_p0, w.log_p1_scaled, float(np.max(p)))
+    return DensityView(x, p, q, x[mask], p[mask], q[mask], lo, hi, t, t_outside, w.p0,
+                       w.p1_scaled, w.log_p0, w.log_p1_scaled, float(np.max(p)))
 
 
 @dataclass(frozen=True)
@@ -101,9 +125,31 @@ def curve_view(sensitivity: float, sigma: float, eps: float, claimed: float, lo:
     """The ε–δ curve. ``claimed_log10``: the claim's exact log10 (from its text), so a claim
     below the double range (1e-400) still gets its line on the log10 scale."""
     d = float(sensitivity)
+    grid, y, lap_s, cl_in_s, cl_out_s, table_eps, table_y, min_log10 = _curve_arrays(
+        d, float(sigma), float(lo), float(hi), scale, points)
+    cur_ld = float(gaussian.log_delta(eps, d, sigma))
+    if scale == "log10":
+        if claimed_log10 is not None:
+            claimed_y = claimed_log10 if math.isfinite(claimed_log10) else math.nan
+        else:
+            claimed_y = math.log10(claimed) if claimed > 0 else math.nan
+    else:
+        claimed_y = claimed
+    return CurveView(
+        eps=grid, y=y, laplace=lap_s, classic_in=cl_in_s, classic_out=cl_out_s,
+        claimed_y=claimed_y, current_eps=float(eps),
+        current_y=float(to_scale(np.array(cur_ld), scale)), current_log10=cur_ld / LN10,
+        scale=scale, all_zero=d == 0, min_log10=min_log10, table_eps=table_eps,
+        table_y=table_y,
+    )
+
+
+@functools.lru_cache(maxsize=CURVE_CACHE)
+def _curve_arrays(d: float, sigma: float, lo: float, hi: float, scale: str,
+                  points: int) -> tuple[Any, ...]:
+    """Everything on the curve that does not depend on eps or the claim (shared, read-only)."""
     grid = np.linspace(lo, hi, points)
     ld = np.asarray(gaussian.log_delta(grid, d, sigma), dtype=float)
-    cur_ld = float(gaussian.log_delta(eps, d, sigma))
     if d > 0:
         lap = np.asarray(gaussian.laplace_log_delta(grid, d, sigma), dtype=float)
         cl = np.asarray(gaussian.classic_log_delta(grid, d, sigma), dtype=float)
@@ -112,34 +158,17 @@ def curve_view(sensitivity: float, sigma: float, eps: float, claimed: float, lo:
         cl = np.full_like(grid, -np.inf)
     cl_in = np.where(grid < 1.0, cl, -np.inf)
     cl_out = np.where(grid >= 1.0, cl, -np.inf)
-    if scale == "log10":
-        if claimed_log10 is not None:
-            claimed_y = claimed_log10 if math.isfinite(claimed_log10) else math.nan
-        else:
-            claimed_y = math.log10(claimed) if claimed > 0 else math.nan
-        nan_if_inf = True
-    else:
-        claimed_y = claimed
-        nan_if_inf = False
-
-    def conv(a: np.ndarray) -> np.ndarray:
-        return to_scale(a, scale)
-
     # On the linear scale a NaN gap is better than a line at 0 for "not drawn" overlays.
-    cl_in_s, cl_out_s = conv(cl_in), conv(cl_out)
-    if not nan_if_inf:
+    cl_in_s, cl_out_s = to_scale(cl_in, scale), to_scale(cl_out, scale)
+    if scale != "log10":
         cl_in_s = np.where(grid < 1.0, cl_in_s, np.nan)
         cl_out_s = np.where(grid >= 1.0, cl_out_s, np.nan)
     finite = ld[np.isfinite(ld)]
     table_eps = np.linspace(lo, hi, 6)
     table_y = to_scale(np.asarray(gaussian.log_delta(table_eps, d, sigma), dtype=float), scale)
-    return CurveView(
-        eps=grid, y=conv(ld), laplace=conv(lap), classic_in=cl_in_s, classic_out=cl_out_s,
-        claimed_y=claimed_y, current_eps=float(eps), current_y=float(conv(np.array(cur_ld))),
-        current_log10=cur_ld / LN10, scale=scale, all_zero=d == 0,
-        min_log10=float(finite.min() / LN10) if finite.size else -math.inf,
-        table_eps=table_eps, table_y=table_y,
-    )
+    min_log10 = float(finite.min() / LN10) if finite.size else -math.inf
+    return (*_frozen(grid, to_scale(ld, scale), to_scale(lap, scale), cl_in_s, cl_out_s,
+                     table_eps, table_y), min_log10)
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -181,6 +210,27 @@ def simulation(sensitivity: float, sigma: float, eps: float, n: int, seed: int,
                lo: float, hi: float, bins: int = 40) -> SimulationView:
     """Simulated releases; synthetic noise only, so nothing private is released here."""
     d = float(sensitivity)
+    if n <= SIM_CACHE_MAX_N:
+        edges, h0, h1, y0, y1 = _sim_draws(d, float(sigma), n, seed, float(lo), float(hi), bins)
+    else:
+        edges, h0, h1, y0, y1 = _sim_draws.__wrapped__(d, sigma, n, seed, lo, hi, bins)
+    w = gaussian.worst_event(eps, d, sigma)
+    t = float(w.t)
+    # y0, y1 are sorted: the number of draws below t is a binary search.
+    k0 = int(np.searchsorted(y0, t, side="left"))
+    k1 = int(np.searchsorted(y1, t, side="left"))
+    log_p1 = float(w.log_p1_scaled) - eps if math.isfinite(w.log_p1_scaled) else -math.inf
+    return SimulationView(
+        edges=edges, hist0=h0, hist1=h1, n=n, k0=k0, k1=k1, f0=k0 / n, f1=k1 / n,
+        ci0=wilson(k0, n), ci1=wilson(k1, n), p0=float(w.p0),
+        p1=math.exp(log_p1), log_p0=float(w.log_p0), log_p1=log_p1, t=t,
+    )
+
+
+@functools.lru_cache(maxsize=SIM_CACHE)
+def _sim_draws(d: float, sigma: float, n: int, seed: int, lo: float, hi: float,
+               bins: int) -> tuple[np.ndarray, ...]:
+    """The simulated releases (sorted) and their histograms; they do not depend on eps."""
     rng = np.random.default_rng(seed)
     y0 = rng.normal(0.0, sigma, n)
     y1 = d + rng.normal(0.0, sigma, n)
@@ -188,13 +238,4 @@ def simulation(sensitivity: float, sigma: float, eps: float, n: int, seed: int,
     width = edges[1] - edges[0]
     h0 = np.histogram(y0, edges)[0] / (n * width)
     h1 = np.histogram(y1, edges)[0] / (n * width)
-    w = gaussian.worst_event(eps, d, sigma)
-    t = float(w.t)
-    k0 = int(np.count_nonzero(y0 < t))
-    k1 = int(np.count_nonzero(y1 < t))
-    log_p1 = float(w.log_p1_scaled) - eps if math.isfinite(w.log_p1_scaled) else -math.inf
-    return SimulationView(
-        edges=edges, hist0=h0, hist1=h1, n=n, k0=k0, k1=k1, f0=k0 / n, f1=k1 / n,
-        ci0=wilson(k0, n), ci1=wilson(k1, n), p0=float(w.p0),
-        p1=math.exp(log_p1), log_p0=float(w.log_p0), log_p1=log_p1, t=t,
-    )
+    return _frozen(edges, h0, h1, np.sort(y0), np.sort(y1))

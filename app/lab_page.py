@@ -605,7 +605,7 @@ class LabPage(param.Parameterized):
     def _text(self, control: str, value: str, label: str) -> tuple[_Text, pn.pane.HTML]:
         w = _Text(value=value, label=label, sizing_mode="stretch_width",
                                  css_classes=[f"dp-input-{control}"])
-        err = pn.pane.HTML("", css_classes=[f"dp-error-{control}"], stylesheets=[CARD_CSS],
+        err = layout.TextPane("", css_classes=[f"dp-error-{control}"], stylesheets=[CARD_CSS],
                            margin=(0, 10), sizing_mode="stretch_width")
         w.param.watch(lambda e, c=control: self._on_text(c, e.new), "value")
         self._inputs[control] = w
@@ -627,7 +627,7 @@ class LabPage(param.Parameterized):
             options={self._tr(f"common.query.{q}"): q for q in queries.QUERIES},
             value=s.query, sizing_mode="stretch_width", css_classes=["dp-input-query"])
         self.query.param.watch(lambda e: self._safe(self._set_query, e.new), "value")
-        self._errors["query"] = pn.pane.HTML("", css_classes=["dp-error-query"],
+        self._errors["query"] = layout.TextPane("", css_classes=["dp-error-query"],
                                              stylesheets=[CARD_CSS], margin=(0, 10))
         unit = _unit(self.lang, queries.unit_key(s.query))
         for c, v in (("n", str(s.n)), ("B", fmt_input(s.B)), ("sigma", fmt_input(s.sigma)),
@@ -672,7 +672,7 @@ class LabPage(param.Parameterized):
                                           css_classes=["dp-resample"])
         self.resample.on_click(lambda e: self._safe(
             setattr, self.state, "sim_seed", (self.state.sim_seed + 1) % (2**31 - 1)))
-        self.notice = pn.pane.HTML("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
+        self.notice = layout.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
                                    css_classes=["dp-notices"], visible=False)
 
     @staticmethod
@@ -744,18 +744,24 @@ class LabPage(param.Parameterized):
                 # A rejected text stays visible (with its message) until the student fixes it.
                 if c not in s.errors and w.value != v:
                     w.value = v
-            self._inputs["data"].disabled = not s.data_editable
-            self.query.value = s.query
-            self.scale.value = s.scale
-            self.overlays.value = list(s.overlays)
+            # Compared first: setting a parameter, even to its value, costs param's machinery
+            # on every move (issue 11).
             ls = math.log10(s.sigma)
-            if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1]:
-                self.sigma_slider.value = ls
-            self.eps_slider.value = min(s.eps, EPS_SLIDER_MAX)
-            self.delta_slider.value = self._delta_log(s.delta)
             unit = _unit(self.lang, queries.unit_key(s.query))
-            for c in ("sigma", "replacement"):
-                self._inputs[c].label = self._tr(f"lab.ctl.{c}", unit=unit)
+            wanted: list[tuple[Any, str, Any]] = [
+                (self._inputs["data"], "disabled", not s.data_editable),
+                (self.query, "value", s.query), (self.scale, "value", s.scale),
+                (self.overlays, "value", list(s.overlays)),
+                (self.eps_slider, "value", min(s.eps, EPS_SLIDER_MAX)),
+                (self.delta_slider, "value", self._delta_log(s.delta)),
+                *((self._inputs[c], "label", self._tr(f"lab.ctl.{c}", unit=unit))
+                  for c in ("sigma", "replacement")),
+            ]
+            if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1]:
+                wanted.append((self.sigma_slider, "value", ls))
+            for obj, name, v in wanted:
+                if getattr(obj, name) != v:
+                    setattr(obj, name, v)
         finally:
             self._syncing = False
 
@@ -845,16 +851,16 @@ class LabPage(param.Parameterized):
         self.fig_sim: Any = None
 
         card_css = [CARD_CSS, *self._theme_css()]
-        self.card = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width",
+        self.card = layout.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
                                  css_classes=["dp-card-pane"])
-        self.dens_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
-        self.curve_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
-        self.sim_text = pn.pane.HTML("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.dens_text = layout.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.curve_text = layout.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.sim_text = layout.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
         legend = self._tr("lab.legend")
-        self.dens_legend = pn.pane.HTML(legend_html(self.leg_dens, legend),
+        self.dens_legend = layout.TextPane(legend_html(self.leg_dens, legend),
                                         stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
                                         margin=(0, 5))
-        self.curve_legend = pn.pane.HTML(legend_html(self.leg_curve, legend),
+        self.curve_legend = layout.TextPane(legend_html(self.leg_curve, legend),
                                          stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
                                          margin=(0, 5))
 

@@ -232,7 +232,7 @@ class TourPanel:
         self.tour = tour
         self.lang = lang
         self.on_change = on_change
-        self.text = pn.pane.HTML("", stylesheets=[TOUR_CSS], sizing_mode="stretch_width",
+        self.text = layout.TextPane("", stylesheets=[TOUR_CSS], sizing_mode="stretch_width",
                                  margin=0)
         self.options = pn.FlexBox(sizing_mode="stretch_width", margin=0,
                                   css_classes=["dp-tour-options"])
