@@ -58,8 +58,7 @@ CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "u
 
 
 def _html(text: str = "", **kw: Any) -> Any:
-    import panel as pn
-
+    from app import layout
     from app.lab_page import CARD_CSS  # the shared card look (HTML panes live in shadow DOM)
 
     kw.setdefault("sizing_mode", "stretch_width")

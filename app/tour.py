@@ -18,6 +18,7 @@ import param
 from markdown_it import MarkdownIt
 
 import lessons
+from app import layout
 from app.i18n import t
 from app.lab_state import PRESETS, LabState
 
