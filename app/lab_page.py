@@ -589,6 +589,7 @@ class LabPage(param.Parameterized):
         self._plots_scheduled = False
         self._last_input = 0.0
         self._in_burst = False
+        self.address = layout.AddressBar(height=0, width=0, margin=0)
         self._build_widgets()
         self._build_figures()
         self.state.param.watch(self._on_state, list(self.state.param))
@@ -1008,8 +1009,7 @@ class LabPage(param.Parameterized):
         self._draw_curve(cv)
         self.curve_text.object = self._fold("lab.fold.curve_text",
                                             curve_text(cv, s.delta, self.lang))
-        if pn.state.curdoc is not None and pn.state.location is not None:
-            pn.state.location.update_query(**s.url_query())
+        self.address.update(**s.url_query())
 
     def _draw_density(self, dv: DensityView, sens: float, unit: str) -> None:
         self.src_dens.data = dict(x=dv.x, p=dv.p, q=dv.q)
@@ -1205,7 +1205,8 @@ class LabPage(param.Parameterized):
             sim = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
                           collapsed=True, sizing_mode="stretch_width",
                           css_classes=["dp-sim-card"])
-            return [self.notice, self.card, plots, texts, self.exports(), sim, intro]
+            return [self.address, self.notice, self.card, plots, texts, self.exports(), sim,
+                    intro]
         top = pn.FlexBox(
             pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
                       styles={"flex": "1 1 400px"}),
@@ -1215,7 +1216,7 @@ class LabPage(param.Parameterized):
         curve = pn.Column(curve_head, curve_fig, self.curve_legend, self.curve_text,
                           sizing_mode="stretch_width")
         sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
-        return [self.notice, intro, top, curve, self.exports(), sim]
+        return [self.address, self.notice, intro, top, curve, self.exports(), sim]
 
 
 def _url_args() -> dict[str, str]:
@@ -1277,8 +1278,7 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
 
     def changed(*_: Any) -> None:
         lab.refresh_card()
-        if pn.state.curdoc is not None and pn.state.location is not None:
-            pn.state.location.update_query(tour=str(ts.step) if ts.step else "")
+        lab.address.update(tour=str(ts.step) if ts.step else "")
 
     ts.param.watch(changed, ["step", "revealed"])
     bridge.param.watch(lambda e: lab.on_key(e.new.split("#", 1)[0], panel), "event")

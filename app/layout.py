@@ -392,6 +392,43 @@ class HtmlLang(pn.custom.JSComponent):
     """
 
 
+class AddressBar(pn.custom.JSComponent):
+    """Keeps the browser's address in step with the page state.
+
+    Panel's ``pn.state.location.update_query`` pushes a history entry on every change (the Back
+    button then walks through each slider move) and the browser answers with a second message
+    (its new ``href``). Here the browser replaces the address in place and sends nothing back:
+    one property in the patch that already carries the new card (issue 11).
+    Keys set to "" are removed; keys not given are left as they are.
+    """
+
+    query = param.Dict(default={}, doc="URL query values to set; '' removes a key.")
+
+    _esm = """
+    export function render({ model }) {
+      const apply = () => {
+        const u = new URL(window.location.href);
+        for (const [k, v] of Object.entries(model.query || {})) {
+          if (v === "" || v === null) { u.searchParams.delete(k); }
+          else { u.searchParams.set(k, String(v)); }
+        }
+        if (u.href !== window.location.href) {
+          window.history.replaceState(window.history.state, "", u.href);
+        }
+      };
+      model.on("query", apply);
+      apply();
+      return document.createElement("span");
+    }
+    """
+
+    def update(self, **values: str) -> None:
+        """Merge ``values`` into the address (one message, only when something changed)."""
+        merged = {**self.query, **values}
+        if merged != self.query:
+            self.query = merged
+
+
 class PageSetup(HtmlLang):
     """``<html lang>`` (as :class:`HtmlLang`), plus what the template lacks:
 

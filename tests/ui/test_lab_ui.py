@@ -84,10 +84,19 @@ def test_presets_in_one_click(page: Any, server: Server) -> None:
 def test_url_state_both_directions(page: Any, server: Server) -> None:
     open_lab(page, server, "q=mean&n=4&B=1&sigma=1&eps=1&delta=1e-6&lang=en")
     check_card(page, "mean", 4, 1.0, 1.0, 1.0, 1e-6)
+    history = page.evaluate("() => window.history.length")
     box = page.get_by_label(re.compile(r"^σ — noise"))
     box.fill("0.5")
     box.press("Enter")
     check_card(page, "mean", 4, 1.0, 0.5, 1.0, 1e-6)
+    expect(page).to_have_url(re.compile(r"sigma=0\.5"))
+    # The address is replaced in place: Back leaves the lab instead of undoing each move.
+    box.fill("0.75")
+    box.press("Enter")
+    expect(page).to_have_url(re.compile(r"sigma=0\.75"))
+    assert page.evaluate("() => window.history.length") == history
+    box.fill("0.5")
+    box.press("Enter")
     expect(page).to_have_url(re.compile(r"sigma=0\.5"))
     args = url_params(page)
     assert (args["q"], args["n"], args["B"], args["eps"], args["delta"]) == (
