@@ -528,6 +528,23 @@ def _lean(fig: Any, *, selectable: bool = False) -> None:
             r.nonselection_glyph = None
 
 
+def _set_data(src: ColumnDataSource, **columns: Any) -> None:
+    """Replace a source's columns only when one of them changed.
+
+    Bokeh sends a ColumnDataSource's data on every assignment, equal or not, and the browser
+    redraws it. The sigma-only arrays are cached (app.lab_compute), so an eps move hands back
+    the very same arrays: nothing to send for the densities, the curve or the histograms.
+    """
+    old = src.data
+    if old.keys() == columns.keys() and all(
+            v is old[k] or (len(v) <= 8 and len(old[k]) == len(v)
+                            and np.array_equal(np.asarray(v, dtype=float),
+                                               np.asarray(old[k], dtype=float), equal_nan=True))
+            for k, v in columns.items()):
+        return
+    src.data = columns
+
+
 class RevealBox(pn.custom.JSComponent):
     """An empty box that reports once it comes within 300 px of the viewport (or is shown).
 
@@ -1012,8 +1029,8 @@ class LabPage(param.Parameterized):
         self.address.update(**s.url_query())
 
     def _draw_density(self, dv: DensityView, sens: float, unit: str) -> None:
-        self.src_dens.data = dict(x=dv.x, p=dv.p, q=dv.q)
-        self.src_event.data = dict(x=dv.x_event, p=dv.p_event, q=dv.q_event,
+        _set_data(self.src_dens, x=dv.x, p=dv.p, q=dv.q)
+        _set_data(self.src_event, x=dv.x_event, p=dv.p_event, q=dv.q_event,
                                    zero=np.zeros_like(dv.x_event))
         self.fig_dens.x_range.start, self.fig_dens.x_range.end = dv.lo, dv.hi
         self.fig_dens.xaxis.axis_label = self._tr("lab.dens.xlabel", unit=unit)
@@ -1042,7 +1059,7 @@ class LabPage(param.Parameterized):
         s = self.state
         show_lap = "laplace" in s.overlays and not cv.all_zero
         show_cl = "classic" in s.overlays and not cv.all_zero
-        self.src_curve.data = dict(eps=cv.eps, y=cv.y, lap=cv.laplace, cl_in=cv.classic_in,
+        _set_data(self.src_curve, eps=cv.eps, y=cv.y, lap=cv.laplace, cl_in=cv.classic_in,
                                    cl_out=cv.classic_out)
         self.r_lap.visible = show_lap
         self.r_cl_in.visible = self.r_cl_out.visible = show_cl
@@ -1052,14 +1069,14 @@ class LabPage(param.Parameterized):
         lo, hi = float(cv.eps[0]), float(cv.eps[-1])
         self.fig_curve.x_range.start, self.fig_curve.x_range.end = lo, hi
         if math.isnan(cv.claimed_y):
-            self.src_claim.data = dict(eps=[], y=[])
+            _set_data(self.src_claim, eps=[], y=[])
         else:
-            self.src_claim.data = dict(eps=[lo, hi], y=[cv.claimed_y, cv.claimed_y])
+            _set_data(self.src_claim, eps=[lo, hi], y=[cv.claimed_y, cv.claimed_y])
         self.eps_span.location = cv.current_eps
         if math.isnan(cv.current_y):
-            self.src_cur.data = dict(eps=[], y=[])
+            _set_data(self.src_cur, eps=[], y=[])
         else:
-            self.src_cur.data = dict(eps=[cv.current_eps], y=[cv.current_y])
+            _set_data(self.src_cur, eps=[cv.current_eps], y=[cv.current_y])
         self.fig_curve.yaxis.axis_label = self._tr(
             "lab.curve.ylabel_log" if cv.scale == "log10" else "lab.curve.ylabel_lin")
         notes = []
@@ -1070,9 +1087,12 @@ class LabPage(param.Parameterized):
         self.curve_note.text = "\n".join(notes)
 
     def _draw_sim(self, sv: SimulationView) -> None:
-        left, right = sv.edges[:-1], sv.edges[1:]
-        self.src_h0.data = dict(left=left, right=right, top=sv.hist0)
-        self.src_h1.data = dict(left=left, right=right, top=sv.hist1)
+        # Same cached histograms (an eps move): nothing to send.
+        if self.src_h0.data.get("top") is not sv.hist0 or \
+                self.src_h1.data.get("top") is not sv.hist1:
+            left, right = sv.edges[:-1], sv.edges[1:]
+            self.src_h0.data = dict(left=left, right=right, top=sv.hist0)
+            self.src_h1.data = dict(left=left, right=right, top=sv.hist1)
         if self.fig_sim is not None:
             self.fig_sim.xaxis.axis_label = self.fig_dens.xaxis.axis_label
             self.fig_sim.yaxis.axis_label = self.fig_dens.yaxis.axis_label
