@@ -302,7 +302,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         os.environ["BOKEH_RESOURCES"] = "server"
     import panel as pn
 
-    from app import hardening, plain_pages
+    from app import hardening, plain_pages, static_gzip
 
     pn.extension(design="fast", notifications=False)
     pn.config.autoreload = False
@@ -333,6 +333,8 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         compress_response=worker is None,
         **tune_process(),
     )
+    # Static files: compressed once per process, not once per student (app/static_gzip.py).
+    server._tornado.transforms = static_gzip.install(server._tornado.transforms)
     server._tornado.transforms.append(
         hardening.header_transform(hardening.security_headers(frame_ancestors or ["'self'"])))
     server.start()
