@@ -606,7 +606,7 @@ class LabPage(param.Parameterized):
         self._plots_scheduled = False
         self._last_input = 0.0
         self._in_burst = False
-        self.address = layout.AddressBar(height=0, width=0, margin=0)
+        self.address = layout.AddressBar()
         self._build_widgets()
         self._build_figures()
         self.state.param.watch(self._on_state, list(self.state.param))
@@ -1225,7 +1225,7 @@ class LabPage(param.Parameterized):
             sim = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
                           collapsed=True, sizing_mode="stretch_width",
                           css_classes=["dp-sim-card"])
-            return [self.address, self.notice, self.card, plots, texts, self.exports(), sim,
+            return [self.address.pane, self.notice, self.card, plots, texts, self.exports(), sim,
                     intro]
         top = pn.FlexBox(
             pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
@@ -1236,7 +1236,7 @@ class LabPage(param.Parameterized):
         curve = pn.Column(curve_head, curve_fig, self.curve_legend, self.curve_text,
                           sizing_mode="stretch_width")
         sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
-        return [self.address, self.notice, intro, top, curve, self.exports(), sim]
+        return [self.address.pane, self.notice, intro, top, curve, self.exports(), sim]
 
 
 def _url_args() -> dict[str, str]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -392,41 +393,57 @@ class HtmlLang(pn.custom.JSComponent):
     """
 
 
-class AddressBar(pn.custom.JSComponent):
+_ADDRESS_JS = """
+const query = JSON.parse(cb_obj.text || "{}");
+const u = new URL(window.location.href);
+for (const [k, v] of Object.entries(query)) {
+  if (v === "" || v === null) { u.searchParams.delete(k); }
+  else { u.searchParams.set(k, String(v)); }
+}
+if (u.href !== window.location.href) {
+  window.history.replaceState(window.history.state, "", u.href);
+}
+"""
+
+
+class AddressBar:
     """Keeps the browser's address in step with the page state.
 
     Panel's ``pn.state.location.update_query`` pushes a history entry on every change (the Back
     button then walks through each slider move) and the browser answers with a second message
-    (its new ``href``). Here the browser replaces the address in place and sends nothing back:
-    one property in the patch that already carries the new card (issue 11).
-    Keys set to "" are removed; keys not given are left as they are.
+    (its new ``href``); a Panel component costs ~1 ms of server CPU per change. Here the query
+    travels as the text of a hidden Bokeh ``Div`` that Panel does not watch, inside the patch
+    that already carries the new card, and a ``CustomJS`` replaces the address in place; the
+    browser sends nothing back (issue 11). Keys set to "" are removed; others are left as they are.
     """
 
-    query = param.Dict(default={}, doc="URL query values to set; '' removes a key.")
+    def __init__(self) -> None:
+        from bokeh.models import CustomJS, Div
 
-    _esm = """
-    export function render({ model }) {
-      const apply = () => {
-        const u = new URL(window.location.href);
-        for (const [k, v] of Object.entries(model.query || {})) {
-          if (v === "" || v === null) { u.searchParams.delete(k); }
-          else { u.searchParams.set(k, String(v)); }
-        }
-        if (u.href !== window.location.href) {
-          window.history.replaceState(window.history.state, "", u.href);
-        }
-      };
-      model.on("query", apply);
-      apply();
-      return document.createElement("span");
-    }
-    """
+        self.query: dict[str, str] = {}
+        self._div = Div(text="", visible=False, width=0, height=0, margin=0,
+                        css_classes=["dp-address"])
+        self._div.js_on_change("text", CustomJS(code=_ADDRESS_JS))
+        self.pane = pn.pane.Bokeh(self._div, width=0, height=0, margin=0)
+        self._loaded = False
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.onload(self._on_load)
+        else:
+            self._loaded = True
+
+    def _on_load(self) -> None:
+        # A change made before the page existed in the browser runs no CustomJS: send it now.
+        self._loaded = True
+        self._div.text = json.dumps(self.query)
 
     def update(self, **values: str) -> None:
-        """Merge ``values`` into the address (one message, only when something changed)."""
+        """Merge ``values`` into the address (sent only when something changed)."""
         merged = {**self.query, **values}
-        if merged != self.query:
-            self.query = merged
+        if merged == self.query:
+            return
+        self.query = merged
+        if self._loaded:
+            self._div.text = json.dumps(merged)
 
 
 class PageSetup(HtmlLang):

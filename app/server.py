@@ -197,6 +197,21 @@ def tune_process() -> dict[str, Any]:
     state_cls._add_busy_event = add_busy_event  # type: ignore[method-assign]
     state_cls._remove_busy_event = remove_busy_event  # type: ignore[method-assign]
 
+    # Panel works out a component's design (theme stylesheets) on every parameter change of
+    # every widget and pane, but only uses it when the change is to ``stylesheets`` (~5 % of
+    # the CPU per slider move). Same result, computed only then.
+    from panel.reactive import Reactive
+
+    def update_properties(self: Any, *events: Any, doc: Any) -> dict[str, Any]:
+        changes = {event.name: event.new for event in events}
+        if "stylesheets" in changes and self._design:
+            params, _ = self._design.params(self, doc)
+            if "stylesheets" in params:
+                changes["stylesheets"] = params["stylesheets"] + changes["stylesheets"]
+        return self._process_param_change(changes)
+
+    Reactive._update_properties = update_properties  # type: ignore[method-assign]
+
     # Warm-up: the page modules' imports are most of the objects alive at start-up.
     import app.lab_page
 

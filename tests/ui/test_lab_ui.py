@@ -107,6 +107,16 @@ def test_url_state_both_directions(page: Any, server: Server) -> None:
     check_card(page, "mean", 4, 1.0, 0.5, 1.0, 1e-6)
 
 
+def test_a_short_link_becomes_the_full_address_after_load(page: Any, server: Server) -> None:
+    # A lesson link names a few parameters; once the page is live the address names them all,
+    # so copying it from the address bar reproduces the card exactly.
+    open_lab(page, server, "sigma=2&lang=en")
+    expect(page).to_have_url(re.compile(r"eps=1(&|$)"))
+    args = url_params(page)
+    assert (args["sigma"], args["q"], args["n"], args["delta"]) == ("2", "sum", "4", "0.13")
+    assert args["lang"] == "en"
+
+
 def test_bad_url_values_fall_back_with_a_visible_message(page: Any, server: Server) -> None:
     open_lab(page, server, "q=median&sigma=-1&eps=abc&delta=2&n=4&lang=en")
     notice = page.locator(".dp-notice")
