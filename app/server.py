@@ -55,6 +55,16 @@ GC_FULL_AFTER_CLOSED = 10
 _TUNED: dict[str, Any] = {}
 
 
+def _malloc_trim() -> None:
+    """glibc's ``malloc_trim(0)``: return free heap pages to the OS (no-op elsewhere)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def cache_bokeh_defaults() -> None:
     """Compute each Bokeh property's plain default once per model class, not per access.
 
@@ -258,6 +268,9 @@ def tune_process() -> dict[str, Any]:
             collect()
         finally:
             gc.freeze()
+        # The C allocator keeps freed session memory for reuse; hand it back to the system so
+        # the process shrinks after a class leaves (benchmarks/classroom_load.py memory).
+        _malloc_trim()
 
     pn_application._destroy_document = destroy_counted
     pn_document._garbage_collect = collect_all
