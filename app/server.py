@@ -55,16 +55,6 @@ GC_FULL_AFTER_CLOSED = 10
 _TUNED: dict[str, Any] = {}
 
 
-def _malloc_trim() -> None:
-    """glibc's ``malloc_trim(0)``: return free heap pages to the OS (no-op elsewhere)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
 def cache_bokeh_defaults() -> None:
     """Compute each Bokeh property's plain default once per model class, not per access.
 
@@ -268,9 +258,6 @@ def tune_process() -> dict[str, Any]:
             collect()
         finally:
             gc.freeze()
-        # The C allocator keeps freed session memory for reuse; hand it back to the system so
-        # the process shrinks after a class leaves (benchmarks/classroom_load.py memory).
-        _malloc_trim()
 
     pn_application._destroy_document = destroy_counted
     pn_document._garbage_collect = collect_all
@@ -301,9 +288,13 @@ def tune_process() -> dict[str, Any]:
             session = await build_session(self)
             activity[1] = max(0.1, time.monotonic() - t0)
             pages["open"] += 1
-            gc.collect(1)
-            gc.freeze()
+            # Right after the page has been sent, not before: the student waits less.
+            asyncio.get_running_loop().call_soon(freeze_new_page)
             return session
+
+    def freeze_new_page() -> None:
+        gc.collect(1)
+        gc.freeze()
 
     DocHandler.get_session = get_session_in_turn  # type: ignore[method-assign]
     _TUNED.update(unused_session_lifetime_milliseconds=UNUSED_SESSION_LIFETIME_MS)
