@@ -1,0 +1,74 @@
+"""The caches added for classroom scale (issue 11) change no value and share nothing mutable."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app import lab_compute as lc
+
+
+def test_curve_cache_returns_the_same_values_as_a_fresh_computation() -> None:
+    a = lc.curve_view(1.0, 1.3, 0.7, 1e-5, 0.0, 10.0, "log10")
+    b = lc.curve_view(1.0, 1.3, 2.5, 1e-5, 0.0, 10.0, "log10")
+    assert a.y is b.y  # an eps move reuses the sigma-only arrays
+    fresh = lc._curve_arrays.__wrapped__(1.0, 1.3, 0.0, 10.0, "log10", lc.CURVE_POINTS)
+    np.testing.assert_array_equal(a.y, fresh[1])
+    np.testing.assert_array_equal(a.laplace, fresh[2])
+    assert a.current_eps == 0.7 and b.current_eps == 2.5
+    assert a.current_log10 != b.current_log10
+    with pytest.raises(ValueError):
+        a.y[0] = 0.0  # shared between sessions: read-only
+
+
+def test_density_and_simulation_caches_keep_eps_dependent_parts_fresh() -> None:
+    d1 = lc.density_view(1.0, 2.0, 0.5)
+    d2 = lc.density_view(1.0, 2.0, 1.5)
+    assert d1.x is d2.x and d1.p is d2.p
+    assert d1.t != d2.t and len(d1.x_event) != len(d2.x_event)
+    s1 = lc.simulation(1.0, 2.0, 0.5, 5000, 7, -8.0, 9.0)
+    s2 = lc.simulation(1.0, 2.0, 1.5, 5000, 7, -8.0, 9.0)
+    assert s1.hist0 is s2.hist0
+    # Counts below t equal a direct count on freshly drawn releases.
+    rng = np.random.default_rng(7)
+    y0 = rng.normal(0.0, 2.0, 5000)
+    y1 = 1.0 + rng.normal(0.0, 2.0, 5000)
+    for s in (s1, s2):
+        assert s.k0 == int(np.count_nonzero(y0 < s.t))
+        assert s.k1 == int(np.count_nonzero(y1 < s.t))
+    big = lc.simulation(1.0, 2.0, 0.5, lc.SIM_CACHE_MAX_N + 1, 7, -8.0, 9.0)
+    assert big.n == lc.SIM_CACHE_MAX_N + 1
+
+
+def test_cached_bokeh_defaults_share_nothing_mutable() -> None:
+    from app.server import cache_bokeh_defaults
+
+    cache_bokeh_defaults()
+    from bokeh.models import Div, Slider
+
+    a, b = Div(), Div()
+    assert a.id != b.id  # generated defaults are never cached
+    a.css_classes.append("x")
+    assert list(b.css_classes) == []
+    assert a.text == "" and Slider(start=0, end=1, value=0).step == 1
+    assert Div(text="y").text == "y"
+
+
+def test_set_data_assigns_only_when_a_column_changed() -> None:
+    from bokeh.document import Document
+    from bokeh.models import ColumnDataSource
+
+    from app.lab_page import _set_data
+
+    x = np.linspace(0, 1, 50)
+    src = ColumnDataSource(dict(x=x, y=[1.0]))
+    doc = Document()
+    doc.add_root(src)
+    changes: list[object] = []
+    doc.on_change(lambda e: changes.append(e))
+    _set_data(src, x=x, y=[1.0])  # same array object, equal short list: nothing to send
+    assert changes == []
+    _set_data(src, x=x, y=[2.0])
+    assert len(changes) == 1 and list(src.data["y"]) == [2.0]
+    _set_data(src, x=x.copy(), y=[2.0])  # a new array (not from the cache): sent
+    assert len(changes) == 2
