@@ -624,7 +624,7 @@ class LabPage(param.Parameterized):
         w = _Text(value=value, label=label, sizing_mode="stretch_width",
                                  css_classes=[f"dp-input-{control}"])
         err = layout.TextPane("", css_classes=[f"dp-error-{control}"], stylesheets=[CARD_CSS],
-                           margin=(0, 10), sizing_mode="stretch_width")
+                              margin=(0, 10), sizing_mode="stretch_width")
         w.param.watch(lambda e, c=control: self._on_text(c, e.new), "value")
         self._inputs[control] = w
         self._errors[control] = err
@@ -646,7 +646,7 @@ class LabPage(param.Parameterized):
             value=s.query, sizing_mode="stretch_width", css_classes=["dp-input-query"])
         self.query.param.watch(lambda e: self._safe(self._set_query, e.new), "value")
         self._errors["query"] = layout.TextPane("", css_classes=["dp-error-query"],
-                                             stylesheets=[CARD_CSS], margin=(0, 10))
+                                                stylesheets=[CARD_CSS], margin=(0, 10))
         unit = _unit(self.lang, queries.unit_key(s.query))
         for c, v in (("n", str(s.n)), ("B", fmt_input(s.B)), ("sigma", fmt_input(s.sigma)),
                      ("eps", fmt_input(s.eps)), ("delta", s.delta_text), ("data", s.data_text),
@@ -691,7 +691,7 @@ class LabPage(param.Parameterized):
         self.resample.on_click(lambda e: self._safe(
             setattr, self.state, "sim_seed", (self.state.sim_seed + 1) % (2**31 - 1)))
         self.notice = layout.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
-                                   css_classes=["dp-notices"], visible=False)
+                                      css_classes=["dp-notices"], visible=False)
 
     @staticmethod
     def _delta_log(delta: float) -> float:
@@ -870,17 +870,17 @@ class LabPage(param.Parameterized):
 
         card_css = [CARD_CSS, *self._theme_css()]
         self.card = layout.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
-                                 css_classes=["dp-card-pane"])
+                                    css_classes=["dp-card-pane"])
         self.dens_text = layout.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
         self.curve_text = layout.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
         self.sim_text = layout.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
         legend = self._tr("lab.legend")
         self.dens_legend = layout.TextPane(legend_html(self.leg_dens, legend),
-                                        stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
-                                        margin=(0, 5))
+                                           stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
+                                           margin=(0, 5))
         self.curve_legend = layout.TextPane(legend_html(self.leg_curve, legend),
-                                         stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
-                                         margin=(0, 5))
+                                            stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
+                                            margin=(0, 5))
 
     def _build_sim_figure(self) -> Any:
         p = self.pal
@@ -1031,7 +1031,7 @@ class LabPage(param.Parameterized):
     def _draw_density(self, dv: DensityView, sens: float, unit: str) -> None:
         _set_data(self.src_dens, x=dv.x, p=dv.p, q=dv.q)
         _set_data(self.src_event, x=dv.x_event, p=dv.p_event, q=dv.q_event,
-                                   zero=np.zeros_like(dv.x_event))
+                  zero=np.zeros_like(dv.x_event))
         self.fig_dens.x_range.start, self.fig_dens.x_range.end = dv.lo, dv.hi
         self.fig_dens.xaxis.axis_label = self._tr("lab.dens.xlabel", unit=unit)
         self.fig_dens.yaxis.axis_label = self._tr("lab.dens.ylabel", unit=unit)
@@ -1060,7 +1060,7 @@ class LabPage(param.Parameterized):
         show_lap = "laplace" in s.overlays and not cv.all_zero
         show_cl = "classic" in s.overlays and not cv.all_zero
         _set_data(self.src_curve, eps=cv.eps, y=cv.y, lap=cv.laplace, cl_in=cv.classic_in,
-                                   cl_out=cv.classic_out)
+                  cl_out=cv.classic_out)
         self.r_lap.visible = show_lap
         self.r_cl_in.visible = self.r_cl_out.visible = show_cl
         legend = legend_html(self.leg_curve, self._tr("lab.legend"))
