@@ -318,6 +318,20 @@ PROJECTOR_CSS = """
 """
 
 
+# The server-rendered card of the first paint (LabPage.first_paint): where the live card will be.
+FIRST_PAINT_CSS = """
+.dp-first-paint { display: block; margin: 0 10px 10px 10px; font-size: 14px; }
+.dp-first-paint.dp-large { font-size: 22px; }
+.dp-first-paint-row { display: flex; flex-wrap: wrap; gap: 16px; }
+.dp-first-paint-card { flex: 1 1 400px; min-width: 280px; }
+.dp-first-paint-rest { flex: 1.3 1 480px; min-width: 280px; }
+.dp-large .dp-first-paint-card { flex: 1 1 100%; }
+.dp-large .dp-first-paint-rest { display: none; }
+.dp-first-paint-note { margin: .3em 0 .6em 0; font-size: .9em; opacity: .8; }
+.dp-first-paint-failed .dp-first-paint-note { opacity: 1; font-weight: 600; }
+"""
+
+
 def card_theme_css(pal: layout.Palette) -> str:
     """Verdict and warning colours of the theme (text ≥ 4.5:1 against the page background)."""
     return f"""
@@ -1192,6 +1206,25 @@ class LabPage(param.Parameterized):
                                          "text": self.pal.text},
                                 font_px=20 if self._large else 15)
 
+    def first_paint(self) -> str:
+        """The card as server-rendered HTML for the page's first paint (app/first_paint.py):
+        the live card's own text, so both show the same numbers; '' while the tour conceals
+        the card (the student predicts first)."""
+        from app import first_paint
+
+        if self.tour is not None and self.tour.concealed:
+            return ""
+        css = "\n".join([CARD_CSS, *self._theme_css(), FIRST_PAINT_CSS])
+        # The same widths as main() lays out (card beside the densities; the projector strip).
+        intro = ("" if self._large else
+                 f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>')
+        body = (f'{intro}<div class="dp-first-paint-row"><div class="dp-first-paint-card">'
+                f'{self.card.object}</div><div class="dp-first-paint-rest"></div></div>')
+        return first_paint.fragment(body, css=css, loading=self._tr("lab.first_paint.loading"),
+                                    failed=self._tr("lab.first_paint.failed"),
+                                    label=self._tr("lab.first_paint.label"),
+                                    classes="dp-large" if self._large else "")
+
     def main(self) -> list[Any]:
         intro = pn.pane.HTML(
             self._fold("lab.fold.intro",
@@ -1270,7 +1303,7 @@ def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
     return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
                        main=[*extra, *lab.main()], sidebar=side,
                        sidebar_width=480 if layout.is_large() else 380,
-                       option_notice_shown=False)
+                       option_notice_shown=False, first_paint=lab.first_paint())
 
 
 def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:

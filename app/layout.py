@@ -523,19 +523,37 @@ def option_notice(lang: str, bad: list[tuple[str, str]]) -> pn.pane.HTML:
 
 
 class _Template(pn.template.FastListTemplate):
-    """FastListTemplate that ignores an unknown ``?theme=`` (Panel raises KeyError on it)."""
+    """FastListTemplate that ignores an unknown ``?theme=`` (Panel raises KeyError on it) and
+    renders its page through :class:`app.first_paint.FirstPaintTemplate` (deferred scripts,
+    plus the server-rendered ``first_paint`` fragment when the page gives one)."""
+
+    first_paint = param.String(default="", doc="Trusted HTML shown before the page's "
+                               "JavaScript has run (app.first_paint.fragment); '' for none.")
 
     @staticmethod
     def _get_theme_from_query_args() -> str | None:
         return option("theme")
 
+    def _init_doc(self, doc: Any = None, comm: Any = None, title: str | None = None,
+                  notebook: bool = False, location: Any = True) -> Any:
+        from app import first_paint
+        from app.first_paint import FirstPaintTemplate
+
+        document = super()._init_doc(doc, comm, title, notebook, location)
+        if (first_paint.ENABLED and not notebook
+                and not isinstance(document.template, FirstPaintTemplate)):
+            document.template = FirstPaintTemplate.wrap(document.template, self.first_paint)
+        return document
+
 
 def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any] | None = None,
-         sidebar_width: int = 380, option_notice_shown: bool = True
+         sidebar_width: int = 380, option_notice_shown: bool = True, first_paint: str = ""
          ) -> pn.template.FastListTemplate:
     """The shared template (see the module docstring).
 
     ``option_notice_shown=False``: the page shows :func:`bad_options` in its own notice.
+    ``first_paint``: an :func:`app.first_paint.fragment` shown until the page's own main area
+    is drawn ('' for none).
     """
     _strip_web_fonts()
     _install_mathjax_filter()
@@ -571,6 +589,7 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         # updated every session's spinner (O(N) per event, ~95 % of the server's time with
         # 100 students, issue 11). Off.
         busy_indicator=None,
+        first_paint=first_paint,
     )
     tmpl.config.css_files.append(asset_url("dplab.css"))
     if large:

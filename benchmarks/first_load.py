@@ -5,16 +5,19 @@ Chrome DevTools protocol, every response: its URL, the bytes that crossed the wi
 (``encodedDataLength``: headers + body as sent, compressed when the server compresses), the
 decoded body size, ``Content-Encoding`` and ``Cache-Control``. A second navigation in the same
 context shows what a returning student downloads (warm cache). Time to the card: navigation
-start -> ``.dp-verdict`` laid out with a non-zero box (performance.now(), the page's own clock).
+start -> ``.dp-verdict`` laid out with a non-zero box (performance.now(), the page's own clock);
+"card visible" counts the server-rendered card of app/first_paint.py, "live card" only the one
+BokehJS draws (controls usable).
 
 Also printed: "gzip if on", the sum of every text response compressed with gzip level 6 (what
 Tornado's ``compress_response=True`` would send), so the effect of compression can be read even
 when the server under test does not compress.
 
 Variants, each its own server, measured in alternation in one run (ratios against the first):
-``baseline`` = the page before issue 8 (Bokeh's MathJax bundle forced back in), ``current`` =
-this checkout served by ``app.server.serve``, ``gzip`` = the same plus Tornado's
-``compress_response=True`` (the change proposed for app/server.py).
+``baseline`` = the page before issue 8 (Bokeh's MathJax bundle forced back in, no first paint),
+``no-first-paint`` = this checkout without app/first_paint.py, ``current`` = this checkout
+served by ``app.server.serve``, ``gzip`` = the same plus Tornado's ``compress_response=True``
+(since issue 8 ``serve`` compresses anyway).
 
 Usage:
   .venv/bin/python benchmarks/first_load.py [--path /lab?lang=en] [--loads 3] [--list]
@@ -49,6 +52,10 @@ if variant == "baseline":
     # The page as before issue 8: Bokeh's MathJax bundle in every Panel page.
     import app.layout as L
     L.SKIP_MATHJAX = False
+if variant in ("baseline", "no-first-paint"):
+    # Before the first paint: scripts block the body, the card waits for BokehJS.
+    import app.first_paint as F
+    F.ENABLED = False
 if variant == "gzip":
     # What the proposed one-line change in app/server.py gives: Tornado's compress_response.
     import panel as pn
@@ -62,6 +69,8 @@ serve(address="127.0.0.1", port=int(os.environ["DPLAB_PORT"]))
 """
 
 VARIANTS = {
+    "no-first-paint": "this checkout without app/first_paint.py (blocking scripts, no "
+                      "server-rendered card)",
     "baseline": "this checkout with Bokeh's MathJax bundle forced back in (as before issue 8)",
     "current": "this checkout, app.server.serve as it is",
     "gzip": "this checkout + compress_response=True (proposed app/server.py change)",
@@ -69,19 +78,30 @@ VARIANTS = {
 
 JS_CARD = r"""
 () => new Promise(resolve => {
-  const deep = (sel) => {
-    const stack = [document];
+  // first: any .dp-verdict with a box (the server-rendered card of app/first_paint.py counts);
+  // live: one inside a Bokeh shadow root, i.e. drawn by the page's JavaScript with its controls.
+  let first = null;
+  const find = () => {
+    let light = null, shadow = null;
+    const stack = [[document, false]];
     while (stack.length) {
-      const root = stack.pop();
-      const hit = root.querySelector(sel);
-      if (hit) return hit;
-      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
+      const [root, inShadow] = stack.pop();
+      for (const v of root.querySelectorAll('.dp-verdict')) {
+        if (v.getBoundingClientRect().height > 0) {
+          if (inShadow) shadow = shadow || v; else light = light || v;
+        }
+      }
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) stack.push([el.shadowRoot, true]);
+      }
     }
-    return null;
+    return [light || shadow, shadow];
   };
   const tick = () => {
-    const v = deep('.dp-verdict');
-    if (v && v.getBoundingClientRect().height > 0) resolve(performance.now());
+    const [any, live] = find();
+    const now = performance.now();
+    if (any && first === null) first = now;
+    if (live) resolve([first === null ? now : first, now]);
     else requestAnimationFrame(tick);
   };
   tick();
@@ -95,7 +115,8 @@ class Load:
     decoded: int = 0
     gzip_if_on: int = 0
     requests: int = 0
-    card_ms: float = 0.0
+    card_ms: float = 0.0  # first .dp-verdict on screen (server-rendered or live)
+    live_ms: float = 0.0  # the live card (drawn by BokehJS, controls usable)
     ttfb_ms: float = 0.0  # first byte of the page's HTML (the server built the page)
     dcl_ms: float = 0.0  # DOMContentLoaded: every script loaded and run
     rows: list[tuple[str, int, int, str, str]] = field(default_factory=list)
@@ -151,12 +172,12 @@ def measure(ctx: Any, url: str) -> Load:
 
     pg.on("response", on_pw_response)
     pg.goto(url, wait_until="commit")
-    card = float(pg.evaluate(JS_CARD))
+    card, live = (float(x) for x in pg.evaluate(JS_CARD))
     pg.wait_for_load_state("load")
     nav = pg.evaluate("() => { const n = performance.getEntriesByType('navigation')[0];"
                       " return [n.responseStart, n.domContentLoadedEventEnd]; }")
     pg.wait_for_timeout(500)  # late requests (fonts, lazily loaded bundles) still count
-    out = Load(card_ms=card, ttfb_ms=float(nav[0]), dcl_ms=float(nav[1]))
+    out = Load(card_ms=card, live_ms=live, ttfb_ms=float(nav[0]), dcl_ms=float(nav[1]))
     for rec in info.values():
         if "url" not in rec or rec["url"].startswith(("data:", "blob:")):
             continue
@@ -177,7 +198,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--path", default="/lab?lang=en")
     ap.add_argument("--loads", type=int, default=3, help="cold loads per variant")
-    ap.add_argument("--variants", default="baseline,current,gzip",
+    ap.add_argument("--variants", default="no-first-paint,current",
                     help="comma-separated: " + ", ".join(VARIANTS))
     ap.add_argument("--url", help="measure this running server instead (one variant)")
     ap.add_argument("--list", action="store_true", help="print every response of each variant")
@@ -256,7 +277,8 @@ def main() -> None:
         cs = cold[n]
         print(f"  {n:<9} HTML first byte {statistics.median(c.ttfb_ms for c in cs):6.0f}   "
               f"scripts run (DOMContentLoaded) {statistics.median(c.dcl_ms for c in cs):6.0f}   "
-              f"card visible {statistics.median(c.card_ms for c in cs):6.0f}")
+              f"card visible {statistics.median(c.card_ms for c in cs):6.0f}   "
+              f"live card {statistics.median(c.live_ms for c in cs):6.0f}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ def open_lab(page: Any, server: Server, query: str = "lang=en") -> None:
     page.goto(f"{server.url}/lab?{query}")
     expect(page.locator(".dp-verdict")).to_be_visible()
     expect(page.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
+    # The server-rendered first card (app/first_paint.py) has made way for the live one.
+    expect(page.locator("#dp-first-paint")).to_have_count(0)
 
 
 def card(page: Any) -> dict[str, str]:

@@ -1,0 +1,135 @@
+"""The first paint of a Panel page (app/first_paint.py): deferred head scripts, the
+server-rendered card of /lab. Browser behaviour: tests/ui/test_first_paint_ui.py."""
+
+from __future__ import annotations
+
+import re
+
+import jinja2
+import pytest
+
+from app import first_paint as fp
+from app.lab_page import LabPage, fmt_delta, fmt_log10
+from app.lab_state import LabState
+from dpcore import certify
+
+# The shape of the <head> Panel's Fast list template renders (panel 1.9, trimmed).
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head>
+<script type="esms-options">{"shimMode": true}</script>
+<script type="text/javascript" src="static/bundled/es-module-shims.min.js"></script>
+<script type="text/javascript" src="static/js/bokeh.min.js?v=1"></script>
+<script type="text/javascript" src="static/extensions/panel/panel.min.js?v=2"></script>
+<script type="module" src="./static/fast-components.js"></script>
+<script type="text/javascript">
+  Bokeh.set_log_level("info");
+</script>
+<link rel="stylesheet" href="static/extensions/panel/css/listpanel.css?v=1.9.4">
+<script src="static/extensions/panel/bundled/fastbasetemplate/fast_template.js"></script>
+<script src="./static/fast_design.js" type="module"></script>
+<script type="text/javascript">
+document.addEventListener('DOMContentLoaded', (event) => { window.x = 1; });
+</script>
+</head>
+<body>
+<div class="row" id="content"><div class="main" id="main"><div class="card-margin"></div>
+</div></div>
+<script type="text/javascript" src="static/in-body.js"></script>
+<script>(function() { Bokeh.safely(function() {}); })();</script>
+</body></html>"""
+
+
+def head_of(page: str) -> str:
+    return page[:page.index("</head>")]
+
+
+def test_classic_head_scripts_are_deferred_in_order() -> None:
+    out = fp.defer_scripts(PAGE)
+    srcs = re.findall(r"<script([^>]*)>", head_of(out))
+    classic = [a for a in srcs if "src=" in a and 'type="module"' not in a]
+    assert len(classic) == 4
+    assert all(re.search(r"\bdefer\b", a) for a in classic)
+    # Same order as before: only attributes were added.
+    order = re.findall(r'src="([^"]+)"', head_of(PAGE))
+    assert re.findall(r'src="([^"]+)"', head_of(out)) == order
+
+
+def test_module_and_inline_scripts_and_body_are_left_alone() -> None:
+    out = fp.defer_scripts(PAGE)
+    for m in re.findall(r'<script[^>]*type="module"[^>]*>', head_of(out)):
+        assert "defer" not in m
+    assert '<script type="esms-options">{"shimMode": true}</script>' in out
+    # The only inline script that used Bokeh at parse time now waits for DOMContentLoaded.
+    assert re.search(r"addEventListener\('DOMContentLoaded', function \(\) \{ "
+                     r'Bokeh\.set_log_level\("info"\); \}\)', out)
+    assert "window.x = 1" in out
+    body = out[out.index("</head>"):]
+    assert body == PAGE[PAGE.index("</head>"):]  # body scripts untouched
+
+
+def test_defer_is_idempotent_and_needs_a_head() -> None:
+    once = fp.defer_scripts(PAGE)
+    assert fp.defer_scripts(once) == once
+    assert fp.defer_scripts("<p>no head</p>") == "<p>no head</p>"
+
+
+def test_fragment_goes_first_into_the_main_area() -> None:
+    out = fp.insert_fragment(PAGE, "<section>X</section>")
+    assert '<div class="main" id="main"><section>X</section><div class="card-margin">' in out
+    assert fp.insert_fragment(PAGE, "") == PAGE
+    assert fp.insert_fragment("<body></body>", "<section>X</section>") == "<body></body>"
+
+
+def test_fragment_escapes_text_and_reads_as_busy() -> None:
+    frag = fp.fragment("<b>card</b>", css=".a{}", loading="<loading> & co",
+                       failed='fail "quoted"', label="Card <1>", classes="dp-large")
+    assert frag.startswith('<section id="dp-first-paint" class="dp-first-paint dp-large" '
+                           'aria-busy="true" aria-label="Card &lt;1&gt;">')
+    assert "&lt;loading&gt; &amp; co" in frag and "<loading>" not in frag
+    assert 'data-failed="fail &quot;quoted&quot;"' in frag
+    assert "<b>card</b>" in frag  # the page's own HTML, trusted
+    assert 'document.getElementById("dp-first-paint")' in frag
+    assert frag.count("<script>") == 1 and frag.endswith("</script>")
+
+
+def test_template_wrapper_is_a_jinja_template_that_applies_both() -> None:
+    inner = jinja2.Environment().from_string(PAGE.replace("<html lang=\"en\">",
+                                                          "<html lang=\"{{ lang }}\">"))
+    wrapped = fp.FirstPaintTemplate.wrap(inner, "<section>first</section>")
+    assert isinstance(wrapped, jinja2.Template)  # Bokeh accepts nothing else
+    out = wrapped.render(lang="ko")
+    assert '<html lang="ko">' in out
+    assert '<div class="main" id="main"><section>first</section>' in out
+    assert 'defer src="static/js/bokeh.min.js?v=1"' in out
+    assert inner.render(lang="ko") == PAGE.replace('lang="en"', 'lang="ko"')  # inner unchanged
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("large", [False, True])
+def test_lab_first_card_is_the_live_card(lang: str, large: bool) -> None:
+    state = LabState()
+    state.apply_url({"q": "mean", "n": "32", "B": "1", "sigma": "0.05", "eps": "2",
+                     "delta": "1e-5"})
+    lab = LabPage(state=state, lang=lang, large=large)
+    frag = lab.first_paint()
+    assert lab.card.object and lab.card.object in frag
+    c = certify.certify("mean", 32, 1.0, 0.05, 2.0, 1e-5)
+    assert re.search(r'class="[^"]*dp-required-delta[^"]*">'
+                     + re.escape(fmt_delta(c.required_delta)), frag)
+    assert fmt_log10(c.log10_delta) in frag
+    assert ("dp-large" in frag.split(">", 1)[0]) is large
+    loading = {"en": "The sliders and figures are loading",
+               "ko": "슬라이더와 그림을 불러오는 중입니다"}[lang]
+    assert loading in frag
+
+
+def test_no_first_card_while_the_tour_conceals_it() -> None:
+    from app.lab_page import attach_tour
+
+    lab = LabPage(state=LabState(), lang="en")
+    attach_tour(lab, "2")
+    assert lab.tour is not None and lab.tour.concealed
+    assert lab.first_paint() == ""
+    lab.tour.revealed = True
+    assert lab.tour.concealed is False
+    assert "dp-verdict" in lab.first_paint()
