@@ -36,6 +36,7 @@ FRAGMENT_CLASS = "dp-first-paint"
 MAIN_MARK = '<div class="main" id="main">'
 
 _HEAD_SCRIPT = re.compile(r"<script\b([^>]*)\bsrc=([^>]*)>\s*</script>", re.IGNORECASE)
+_HTML_LANG = re.compile(r'<html\s+lang="[^"]*"', re.IGNORECASE)
 _INLINE_LOG_LEVEL = re.compile(
     r"(<script[^>]*>)\s*(Bokeh\.set_log_level\([^)]*\);)\s*(</script>)")
 
@@ -147,6 +148,14 @@ def fragment(body: str, *, css: str, loading: str, failed: str, label: str,
         f"<script>{_SWAP_JS % {'id': FRAGMENT_ID}}</script>")
 
 
+def set_html_lang(page: str, lang: str) -> str:
+    """``page`` with ``<html lang>`` set to ``lang`` (Panel's templates write "en" on every page;
+    the browser fixed it only once the page's JavaScript ran). Unchanged when ``lang`` is ''."""
+    if not lang:
+        return page
+    return _HTML_LANG.sub(f'<html lang="{html.escape(lang)}"', page, count=1)
+
+
 def insert_fragment(page: str, frag: str) -> str:
     """``page`` with ``frag`` as the first thing of its main area (unchanged without one)."""
     i = page.find(MAIN_MARK)
@@ -157,18 +166,22 @@ def insert_fragment(page: str, frag: str) -> str:
 
 
 class FirstPaintTemplate(jinja2.Template):
-    """A page's Jinja template with :func:`defer_scripts` and :func:`insert_fragment` applied
-    to what it renders. A subclass (Bokeh accepts only Jinja templates or strings as a
-    document's template) that shares the compiled template of ``inner``."""
+    """A page's Jinja template with :func:`defer_scripts`, :func:`set_html_lang` and
+    :func:`insert_fragment` applied to what it renders. A subclass (Bokeh accepts only Jinja
+    templates or strings as a document's template) sharing the compiled template of ``inner``.
+    """
 
     fragment: str
+    lang: str
 
     @classmethod
-    def wrap(cls, inner: jinja2.Template, frag: str = "") -> FirstPaintTemplate:
+    def wrap(cls, inner: jinja2.Template, frag: str = "", lang: str = "") -> FirstPaintTemplate:
         t = object.__new__(cls)
         t.__dict__.update(inner.__dict__)
         t.fragment = frag
+        t.lang = lang
         return t
 
     def render(self, *args: Any, **kwargs: Any) -> str:
-        return insert_fragment(defer_scripts(super().render(*args, **kwargs)), self.fragment)
+        page = defer_scripts(super().render(*args, **kwargs))
+        return insert_fragment(set_html_lang(page, self.lang), self.fragment)

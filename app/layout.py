@@ -529,6 +529,8 @@ class _Template(pn.template.FastListTemplate):
 
     first_paint = param.String(default="", doc="Trusted HTML shown before the page's "
                                "JavaScript has run (app.first_paint.fragment); '' for none.")
+    page_lang = param.Selector(default="", objects=["", *LANGUAGES],
+                               doc="The page language, written into <html lang>.")
 
     @staticmethod
     def _get_theme_from_query_args() -> str | None:
@@ -542,7 +544,8 @@ class _Template(pn.template.FastListTemplate):
         document = super()._init_doc(doc, comm, title, notebook, location)
         if (first_paint.ENABLED and not notebook
                 and not isinstance(document.template, FirstPaintTemplate)):
-            document.template = FirstPaintTemplate.wrap(document.template, self.first_paint)
+            document.template = FirstPaintTemplate.wrap(document.template, self.first_paint,
+                                                        self.page_lang)
         return document
 
 
@@ -590,6 +593,7 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         # 100 students, issue 11). Off.
         busy_indicator=None,
         first_paint=first_paint,
+        page_lang=lang,
     )
     tmpl.config.css_files.append(asset_url("dplab.css"))
     if large:

@@ -95,13 +95,14 @@ def test_fragment_escapes_text_and_reads_as_busy() -> None:
 def test_template_wrapper_is_a_jinja_template_that_applies_both() -> None:
     inner = jinja2.Environment().from_string(PAGE.replace("<html lang=\"en\">",
                                                           "<html lang=\"{{ lang }}\">"))
-    wrapped = fp.FirstPaintTemplate.wrap(inner, "<section>first</section>")
+    wrapped = fp.FirstPaintTemplate.wrap(inner, "<section>first</section>", "ko")
     assert isinstance(wrapped, jinja2.Template)  # Bokeh accepts nothing else
-    out = wrapped.render(lang="ko")
-    assert '<html lang="ko">' in out
+    out = wrapped.render(lang="en")
+    assert '<html lang="ko">' in out  # the page language, whatever Panel wrote
     assert '<div class="main" id="main"><section>first</section>' in out
     assert 'defer src="static/js/bokeh.min.js?v=1"' in out
-    assert inner.render(lang="ko") == PAGE.replace('lang="en"', 'lang="ko"')  # inner unchanged
+    assert inner.render(lang="en") == PAGE  # the inner template is unchanged
+    assert fp.set_html_lang(PAGE, "") == PAGE
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
