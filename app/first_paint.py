@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from typing import Any
 
 import jinja2
@@ -32,6 +33,8 @@ import jinja2
 ENABLED = True
 FRAGMENT_ID = "dp-first-paint"
 FRAGMENT_CLASS = "dp-first-paint"
+FRAGMENT_BEGIN = "<!--dp-first-paint-->"
+FRAGMENT_END = "<!--/dp-first-paint-->"
 # Where the main area's Bokeh roots go in Panel's Fast templates (list and grid).
 MAIN_MARK = '<div class="main" id="main">'
 
@@ -140,12 +143,13 @@ def fragment(body: str, *, css: str, loading: str, failed: str, label: str,
     """
     cls = html.escape(f"{FRAGMENT_CLASS} {classes}".strip())
     return (
+        f"{FRAGMENT_BEGIN}"
         f'<section id="{FRAGMENT_ID}" class="{cls}" aria-busy="true" '
         f'aria-label="{html.escape(label)}">'
         f"<style>{css}</style>"
         f'<p class="dp-first-paint-note" role="status" data-failed="{html.escape(failed)}">'
         f"{html.escape(loading)}</p>{body}</section>"
-        f"<script>{_SWAP_JS % {'id': FRAGMENT_ID}}</script>")
+        f"<script>{_SWAP_JS % {'id': FRAGMENT_ID}}</script>{FRAGMENT_END}")
 
 
 def set_html_lang(page: str, lang: str) -> str:
@@ -185,3 +189,187 @@ class FirstPaintTemplate(jinja2.Template):
     def render(self, *args: Any, **kwargs: Any) -> str:
         page = defer_scripts(super().render(*args, **kwargs))
         return insert_fragment(set_html_lang(page, self.lang), self.fragment)
+
+
+# ---------------------------------------------------------------------------------------------
+# streaming: the first card before the page is built
+# ---------------------------------------------------------------------------------------------
+# Route path -> early(args, accept_language) -> (head key, fragment) or None. The key names
+# everything the page's <head> depends on (path, language, size, theme).
+EARLY: dict[str, Callable[[dict[str, str], str | None], tuple[tuple[str, ...], str] | None]] = {}
+# Head key -> the page's <head> (through the <body> tag) as last rendered for that key.
+_HEADS: dict[tuple[str, ...], str] = {}
+_BODY_TAG = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
+_HEAD_TAG = re.compile(
+    r"<(?:script|style|title)\b.*?</(?:script|style|title)>|<(?:link|meta)\b[^>]*>",
+    re.IGNORECASE | re.DOTALL)
+_FIRST_RESOURCE = re.compile(r'<script\b|<link\b[^>]*\brel="stylesheet"', re.IGNORECASE)
+_RESOURCE = re.compile(r'<script\b[^>]*\bsrc=[^>]*>|<link\b[^>]*\brel="stylesheet"[^>]*>',
+                       re.IGNORECASE)
+_HREF = re.compile(r'\bhref="([^"]+)"', re.IGNORECASE)
+# Before the page's own layout has arrived, the card stands where the main area will be.
+EARLY_CLASS = "dp-first-paint-early"
+_EARLY_CSS = f"""<style>
+.{EARLY_CLASS} {{ margin: 0 !important;
+  padding: 74px 10px 10px calc(var(--sidebar-width, 380px) + 25px); }}
+.{EARLY_CLASS}::before {{ content: ""; position: absolute; left: 0; top: 0; right: 0;
+  height: 64px; background: var(--header-background, #0b4f6c); }}
+@media (max-width: 760px) {{ .{EARLY_CLASS} {{ padding-left: 10px; }} }}
+</style>"""
+# Put where the page's main area starts: the early card moves into it (same spot on screen).
+_MOVE_JS = (f'<script>(function () {{ var f = document.getElementById("{FRAGMENT_ID}"), '
+            f'm = document.getElementById("main"); if (f && m) {{ m.prepend(f); '
+            f'f.classList.remove("{EARLY_CLASS}"); }} }})();</script>')
+_DROP_JS = (f'<script>(function () {{ var f = document.getElementById("{FRAGMENT_ID}"); '
+            f"if (f) f.remove(); }})();</script>")
+
+
+def split_head(page: str) -> tuple[str, str] | None:
+    """``(head, rest)``: the page through its ``<body>`` tag, and the rest; None without one."""
+    m = _BODY_TAG.search(page)
+    if m is None:
+        return None
+    return page[:m.end()], page[m.end():]
+
+
+def remember_head(key: tuple[str, ...], page: str) -> None:
+    """Keep the <head> of a page made by :class:`FirstPaintTemplate` for the next request."""
+    parts = split_head(page)
+    if parts and MAIN_MARK in parts[1] and FRAGMENT_BEGIN in parts[1]:
+        _HEADS[key] = parts[0]
+
+
+def early_head(key: tuple[str, ...]) -> str | None:
+    return _HEADS.get(key)
+
+
+def split_resources(head: str) -> tuple[str, str, str]:
+    """``head`` (a page through its ``<body>`` tag) as ``(prefix, tail, close)``: the <head>
+    up to its first script or style sheet, the rest of the <head> (scripts, style sheets and
+    styles, in order), and ``</head>`` through ``<body>``."""
+    end = head.rfind("</head>")
+    if end < 0:
+        return head, "", ""
+    m = _FIRST_RESOURCE.search(head, 0, end)
+    if m is None:
+        return head[:end], "", head[end:]
+    return head[:m.start()], head[m.start():end], head[end:]
+
+
+def preload_hints(tail: str) -> str:
+    """``<link rel="preload" as="style">`` for the style sheets in ``tail``.
+
+    Not for the scripts: behind serve-prod (HAProxy's cache) 3.4 MB of them then arrived while
+    the card was still to be painted, and the first paint came later (median of 6 cold loads,
+    benchmarks/first_load.py: card 681 ms with script hints, 349 ms without; the live card
+    2.70 s and 3.01 s, within this machine's spread).
+    """
+    out = []
+    for tag in _RESOURCE.findall(tail):
+        if not tag.lower().startswith("<script"):
+            href = _HREF.search(tag)
+            if href:
+                out.append(f'<link rel="preload" as="style" href="{href.group(1)}">')
+    return "".join(out)
+
+
+def early_chunk(head: str, frag: str) -> str:
+    """What a streamed page sends before it is built: the start of its <head>, and the card
+    where the main area will be.
+
+    The head's scripts and style sheets follow in :func:`rest_chunk`, in their order, above the
+    page's own layout: a style sheet holds back the first paint until it has arrived, from a
+    process that is busy building the page, and scripts that arrive while the card is still
+    to be painted keep the browser busy. Style sheets are announced (``preload``).
+    """
+    prefix, tail, close = split_resources(head)
+    return (prefix + preload_hints(tail) + close + _EARLY_CSS
+            + frag.replace(f'class="{FRAGMENT_CLASS}', f'class="{FRAGMENT_CLASS} {EARLY_CLASS}',
+                           1))
+
+
+def rest_chunk(page: str, sent_head: str) -> str:
+    """The rest of the built ``page`` after :func:`early_chunk` sent ``sent_head`` and a card.
+
+    First the part of the <head> the early chunk held back; then the page's body, where its own
+    copy of the card is replaced by a script that moves the early one into the main area. If
+    the page's <head> differs from the one sent (it should not: same key), its missing tags
+    come first; a page without the card (a failed build) drops the early card.
+    """
+    _, tail, _ = split_resources(sent_head)
+    parts = split_head(page)
+    if parts is None:
+        return tail + _DROP_JS + page
+    head, rest = parts
+    extra = "" if head == sent_head else "".join(
+        tag for tag in _HEAD_TAG.findall(head) if tag not in sent_head)
+    first = tail + extra
+    i, j = rest.find(FRAGMENT_BEGIN), rest.find(FRAGMENT_END)
+    if i < 0 or j < i:
+        return first + _DROP_JS + rest
+    return first + rest[:i] + _MOVE_JS + rest[j + len(FRAGMENT_END):]
+
+
+def streaming_doc_handler(base: type) -> type:
+    """Panel's page handler, but a page with an :data:`EARLY` function sends its <head> and
+    the first card at once, then builds the page (its turn may come later when a class opens
+    it together) and sends the rest. The first request of each head key is sent whole: it
+    provides the <head> that later ones stream."""
+
+    class FirstPaintDocHandler(base):  # type: ignore[misc, valid-type]
+        _dp_stream: tuple[tuple[str, ...], str | None] | None = None
+
+        async def get(self, *args: Any, **kwargs: Any) -> None:
+            plan = self._dp_plan()
+            if plan is None:
+                await super().get(*args, **kwargs)
+                return
+            key, frag = plan
+            head = early_head(key)
+            if head is not None:
+                self.set_header("Content-Type", "text/html; charset=utf-8")
+                self.set_header("Cache-Control", "no-store")
+                super().write(early_chunk(head, frag))
+                try:
+                    await self.flush()
+                except Exception:  # the browser left; build nothing
+                    return
+            self._dp_stream = (key, head)  # the next write is the built page
+            await super().get(*args, **kwargs)
+
+        def _dp_plan(self) -> tuple[tuple[str, ...], str] | None:
+            if not ENABLED:
+                return None
+            early = EARLY.get(getattr(self.application_context, "url", ""))
+            if early is None:
+                return None
+            args = {k: v[0].decode("utf-8", "replace")
+                    for k, v in (self.request.arguments or {}).items() if v}
+            try:
+                return early(args, self.request.headers.get("Accept-Language"))
+            except Exception:  # the page build reports its own errors
+                return None
+
+        def write(self, chunk: Any) -> None:
+            stream, self._dp_stream = self._dp_stream, None
+            if stream is None or not isinstance(chunk, str):
+                if stream is not None:
+                    self._dp_stream = stream
+                super().write(chunk)
+                return
+            key, sent = stream
+            remember_head(key, chunk)
+            super().write(chunk if sent is None else rest_chunk(chunk, sent))
+
+    FirstPaintDocHandler._dplab_stream = True  # type: ignore[attr-defined]
+    return FirstPaintDocHandler
+
+
+def install_streaming() -> None:
+    """Replace the page handler in Bokeh's per-app routes (before the server is built, and
+    before app.hardening.install_session_cap, whose "class is full" answer must come first)."""
+    from bokeh.server import urls
+
+    for i, (pattern, handler, *rest) in enumerate(urls.per_app_patterns):
+        if pattern == r"/?" and not getattr(handler, "_dplab_stream", False):
+            urls.per_app_patterns[i] = (pattern, streaming_doc_handler(handler), *rest)

@@ -23,7 +23,7 @@ from bokeh.models import ColumnDataSource, Label, Line, Range1d, Scatter, Span, 
 from bokeh.plotting import figure
 
 from app import export, layout
-from app.i18n import request_language, t
+from app.i18n import pick_language, request_language, t
 from app.lab_compute import (
     CurveView,
     DensityView,
@@ -1210,20 +1210,9 @@ class LabPage(param.Parameterized):
         """The card as server-rendered HTML for the page's first paint (app/first_paint.py):
         the live card's own text, so both show the same numbers; '' while the tour conceals
         the card (the student predicts first)."""
-        from app import first_paint
-
         if self.tour is not None and self.tour.concealed:
             return ""
-        css = "\n".join([CARD_CSS, *self._theme_css(), FIRST_PAINT_CSS])
-        # The same widths as main() lays out (card beside the densities; the projector strip).
-        intro = ("" if self._large else
-                 f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>')
-        body = (f'{intro}<div class="dp-first-paint-row"><div class="dp-first-paint-card">'
-                f'{self.card.object}</div><div class="dp-first-paint-rest"></div></div>')
-        return first_paint.fragment(body, css=css, loading=self._tr("lab.first_paint.loading"),
-                                    failed=self._tr("lab.first_paint.failed"),
-                                    label=self._tr("lab.first_paint.label"),
-                                    classes="dp-large" if self._large else "")
+        return first_paint_html(self.state, self.lang, large=self._large, dark=self._dark)
 
     def main(self) -> list[Any]:
         intro = pn.pane.HTML(
@@ -1280,6 +1269,43 @@ def _url_args() -> dict[str, str]:
             raw = v[0]
             out[k] = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
     return out
+
+
+def first_paint_html(state: LabState, lang: str, *, large: bool, dark: bool) -> str:
+    """The /lab first-paint fragment for ``state``: the certification card exactly as
+    :meth:`LabPage.refresh_card` writes it, laid out as :meth:`LabPage.main` places it."""
+    from app import first_paint
+
+    pal = layout.palette(dark)
+    # Until the page's own style sheets arrive (a streamed first paint): its font and colours.
+    early = (f".dp-first-paint {{ font-family: {layout.FONT_STACK}; color: {pal.text}; }}\n"
+             f".dp-first-paint-early {{ background: {pal.background}; min-height: 100vh; }}")
+    css = "\n".join([CARD_CSS, card_theme_css(pal), *([PROJECTOR_CSS] if large else []),
+                     FIRST_PAINT_CSS, early])
+    card = card_html(state, state.certification(), lang, folded=large)
+    intro = "" if large else f'<p class="dp-intro">{html.escape(t("lab.intro", lang))}</p>'
+    body = (f'{intro}<div class="dp-first-paint-row"><div class="dp-first-paint-card">'
+            f'{card}</div><div class="dp-first-paint-rest"></div></div>')
+    return first_paint.fragment(body, css=css, loading=t("lab.first_paint.loading", lang),
+                                failed=t("lab.first_paint.failed", lang),
+                                label=t("lab.first_paint.label", lang),
+                                classes="dp-large" if large else "")
+
+
+def early_first_paint(args: dict[str, str], accept_language: str | None
+                      ) -> tuple[tuple[str, ...], str] | None:
+    """What /lab can show before its page is built (app/first_paint.py streams it first):
+    ``(key, fragment)``, where ``key`` names everything the page's <head> depends on; None
+    when the page would show no first card (the guided tour conceals it)."""
+    if args.get("tour"):
+        return None
+    lang = pick_language(args.get("lang"), accept_language)
+    large = args.get("size") == "large"
+    dark = args.get("theme") == "dark"
+    state = LabState()
+    state.apply_url(args)
+    key = ("/lab", lang, "large" if large else "normal", "dark" if dark else "default")
+    return key, first_paint_html(state, lang, large=large, dark=dark)
 
 
 def create_page(lang: str | None = None) -> pn.template.FastListTemplate:

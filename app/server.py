@@ -23,6 +23,14 @@ def _lab() -> Any:
     return create_page()
 
 
+def _register_early() -> None:
+    """Pages that can show their first card before they are built (app/first_paint.py)."""
+    from app import first_paint
+    from app.lab_page import early_first_paint
+
+    first_paint.EARLY["/lab"] = early_first_paint
+
+
 def _cdf() -> Any:
     from app.cdf_page import create_page  # written by the CDF issue
 
@@ -320,13 +328,17 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         os.environ["BOKEH_RESOURCES"] = "server"
     import panel as pn
 
-    from app import hardening, plain_pages, static_gzip
+    from app import first_paint, hardening, plain_pages, static_gzip
 
     pn.extension(design="fast", notifications=False)
     pn.config.autoreload = False
     cap = hardening.DEFAULT_MAX_SESSIONS if max_sessions is None else max_sessions
     msg_bytes = max_message_bytes or hardening.DEFAULT_MAX_MESSAGE_BYTES
     name = worker or f"{socket.gethostname()}:{port}"
+    # The first card goes out before the page is built (app/first_paint.py); the "class is
+    # full" answer comes before either (installed after, so it runs first).
+    _register_early()
+    first_paint.install_streaming()
     hardening.install_session_cap(cap)
     pages = hardening.log_page_runs({**routes(), **hardening.test_routes()}, name)
     logging.getLogger("app").setLevel(logging.WARNING)

@@ -83,13 +83,15 @@ def test_fragment_goes_first_into_the_main_area() -> None:
 def test_fragment_escapes_text_and_reads_as_busy() -> None:
     frag = fp.fragment("<b>card</b>", css=".a{}", loading="<loading> & co",
                        failed='fail "quoted"', label="Card <1>", classes="dp-large")
-    assert frag.startswith('<section id="dp-first-paint" class="dp-first-paint dp-large" '
-                           'aria-busy="true" aria-label="Card &lt;1&gt;">')
+    assert frag.startswith(fp.FRAGMENT_BEGIN) and frag.endswith(fp.FRAGMENT_END)
+    assert frag[len(fp.FRAGMENT_BEGIN):].startswith(
+        '<section id="dp-first-paint" class="dp-first-paint dp-large" aria-busy="true" '
+        'aria-label="Card &lt;1&gt;">')
     assert "&lt;loading&gt; &amp; co" in frag and "<loading>" not in frag
     assert 'data-failed="fail &quot;quoted&quot;"' in frag
     assert "<b>card</b>" in frag  # the page's own HTML, trusted
     assert 'document.getElementById("dp-first-paint")' in frag
-    assert frag.count("<script>") == 1 and frag.endswith("</script>")
+    assert frag.count("<script>") == 1 and frag.endswith("</script>" + fp.FRAGMENT_END)
 
 
 def test_template_wrapper_is_a_jinja_template_that_applies_both() -> None:
@@ -118,7 +120,8 @@ def test_lab_first_card_is_the_live_card(lang: str, large: bool) -> None:
     assert re.search(r'class="[^"]*dp-required-delta[^"]*">'
                      + re.escape(fmt_delta(c.required_delta)), frag)
     assert fmt_log10(c.log10_delta) in frag
-    assert ("dp-large" in frag.split(">", 1)[0]) is large
+    section = frag[len(fp.FRAGMENT_BEGIN):].split(">", 1)[0]
+    assert ("dp-large" in section) is large
     loading = {"en": "The sliders and figures are loading",
                "ko": "슬라이더와 그림을 불러오는 중입니다"}[lang]
     assert loading in frag
@@ -134,3 +137,80 @@ def test_no_first_card_while_the_tour_conceals_it() -> None:
     lab.tour.revealed = True
     assert lab.tour.concealed is False
     assert "dp-verdict" in lab.first_paint()
+
+
+# ---------------------------------------------------------------------------------------------
+# streaming (the first card before the page is built)
+# ---------------------------------------------------------------------------------------------
+def built_page(frag: str = "<!--dp-first-paint--><section>card</section><!--/dp-first-paint-->"
+               ) -> str:
+    return fp.insert_fragment(fp.defer_scripts(PAGE), frag)
+
+
+def test_head_splits_at_its_first_script_or_style_sheet() -> None:
+    head, _ = fp.split_head(built_page()) or ("", "")
+    prefix, tail, close = fp.split_resources(head)
+    assert prefix + tail + close == head
+    assert prefix.endswith("<head>\n") and "<script" not in prefix
+    assert tail.startswith('<script type="esms-options">') and close.startswith("</head>")
+    assert close.rstrip().endswith("<body>")
+    hints = fp.preload_hints(tail)
+    assert hints == ('<link rel="preload" as="style" '
+                     'href="static/extensions/panel/css/listpanel.css?v=1.9.4">')
+
+
+def test_early_and_rest_chunks_make_one_page_with_one_card() -> None:
+    page = built_page()
+    head, _ = fp.split_head(page) or ("", "")
+    early = fp.early_chunk(head, "<!--dp-first-paint--><section class=\"dp-first-paint\">"
+                                 "early</section><!--/dp-first-paint-->")
+    rest = fp.rest_chunk(page, head)
+    whole = early + rest
+    assert "dp-first-paint dp-first-paint-early" in early and "early</section>" in early
+    assert "bokeh.min.js" not in early and "listpanel.css" in early  # a style sheet hint
+    assert "<script" not in early.split("<body>")[0]  # no script before the card
+    assert "card</section>" not in whole  # the built page's own copy is dropped
+    assert whole.count("<section") == 1
+    assert 'm.prepend(f)' in rest and rest.index("m.prepend(f)") > rest.index(fp.MAIN_MARK)
+    # Every script and style sheet of the head still comes, once, in its order.
+    srcs = re.findall(r'<script[^>]*src="([^"]+)"', head)
+    assert re.findall(r'<script[^>]*src="([^"]+)"', rest)[:len(srcs)] == srcs
+
+
+def test_rest_chunk_when_the_built_page_differs() -> None:
+    page = built_page()
+    head, _ = fp.split_head(page) or ("", "")
+    other = page.replace("</head>", '<link rel="stylesheet" href="new.css"></head>')
+    rest = fp.rest_chunk(other, head)
+    assert rest.count('href="new.css"') == 1 and rest.count("bokeh.min.js") == 1
+    # A failed build (no card in it): the early card goes away.
+    failed = "<html><head></head><body><main>failed</main></body></html>"
+    out = fp.rest_chunk(failed, head)
+    assert "f.remove()" in out and "failed" in out
+    assert "f.remove()" in fp.rest_chunk("no body at all", head)
+
+
+def test_only_pages_with_a_card_provide_a_head() -> None:
+    fp._HEADS.clear()
+    fp.remember_head(("k",), "<html><head></head><body>no card</body></html>")
+    assert fp.early_head(("k",)) is None
+    page = built_page()
+    fp.remember_head(("k",), page)
+    assert fp.early_head(("k",)) == fp.split_head(page)[0]  # type: ignore[index]
+    fp._HEADS.clear()
+
+
+def test_early_first_paint_matches_the_page() -> None:
+    from app.lab_page import early_first_paint, first_paint_html
+
+    args = {"q": "mean", "n": "32", "sigma": "10", "eps": "10", "lang": "ko", "size": "large",
+            "theme": "dark"}
+    key, frag = early_first_paint(args, "en-US") or ((), "")
+    assert key == ("/lab", "ko", "large", "dark")
+    state = LabState()
+    state.apply_url(args)
+    assert frag == first_paint_html(state, "ko", large=True, dark=True)
+    assert "0 (underflow)" in frag or "underflow" in frag
+    assert early_first_paint({"tour": "1"}, None) is None
+    key, _ = early_first_paint({"theme": "nope"}, "en-US,en;q=0.9") or ((), "")
+    assert key == ("/lab", "en", "normal", "default")  # unknown values: the default look

@@ -95,3 +95,48 @@ def test_first_card_only_where_it_belongs(server: Server) -> None:
     with urllib.request.urlopen(f"{server.url}/cdf?lang=en", timeout=30) as r:
         cdf = r.read().decode("utf-8")
     assert 'id="dp-first-paint"' not in cdf and 'defer src="static/js/bokeh.min.js' in cdf
+
+
+def read_chunks(server: Server, query: str) -> list[str]:
+    """The page's HTTP chunks as they came (no compression asked), decoded; a response that
+    was not streamed is one piece."""
+    import socket
+    from urllib.parse import urlparse
+
+    u = urlparse(server.url)
+    with socket.create_connection((u.hostname, u.port), timeout=30) as s:
+        s.sendall(f"GET /lab?{query} HTTP/1.1\r\nHost: {u.netloc}\r\n"
+                  f"Connection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    if b"transfer-encoding: chunked" not in head.lower():
+        return [body.decode("utf-8")]
+    out = []
+    while body:
+        size, body = body.split(b"\r\n", 1)
+        n = int(size, 16)
+        if n == 0:
+            break
+        out.append(body[:n].decode("utf-8"))
+        body = body[n + 2:]
+    return out
+
+
+def test_card_is_sent_before_the_page_is_built(server: Server) -> None:
+    """The second request of a kind gets the card in the first chunk, before the page build
+    (no Bokeh root in it); the whole response is still one page with one card."""
+    query = f"{RELEASE}&lang=ko&size=large"
+    get_html(server, query)  # the first of its kind is sent whole and gives the <head>
+    chunks = read_chunks(server, query)
+    assert len(chunks) >= 2
+    first, whole = chunks[0], "".join(chunks)
+    c = certify.certify("mean", 32, 1.0, 0.05, 2.0, 1e-5)
+    assert "dp-first-paint-early" in first and fmt_delta(c.required_delta) in first
+    assert "실패" in first and '<html lang="ko"' in first
+    assert 'data-root-id="' not in first and "<script" not in first.split("<body")[0]
+    assert whole.count('id="dp-first-paint"') == 1 and whole.count("<head>") == 1
+    assert whole.count("bokeh.min.js") == 1 and "m.prepend(f)" in whole
+    # Without a card (the tour conceals it) the page is not streamed.
+    assert len(read_chunks(server, "lang=en&tour=2")) == 1
