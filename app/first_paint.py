@@ -45,18 +45,25 @@ _INLINE_LOG_LEVEL = re.compile(
 
 # Removes the server-rendered card when the live card (inside a Bokeh shadow root) is on screen.
 # It runs while the HTML is parsed, before BokehJS: every shadow root made from then on gets a
-# MutationObserver, whose callback runs right after the script that inserted the live card,
-# before any other task, so no script (a test's, a screen reader's) can find both cards.
+# MutationObserver, which finds the live card when it is inserted; it and one on the light DOM
+# watch style changes too (Bokeh keeps a new layout ``visibility: hidden`` until it is laid
+# out). Their callbacks run right after the script that made the change, before any other
+# task, so no script (a test's, a screen reader's) finds both cards or neither.
 # A per-frame search after DOMContentLoaded is the fallback; after 60 s without a live card
 # the note says so.
 _SWAP_JS = """
 (function () {
   var mark = document.getElementById("%(id)s");
   if (!mark) return;
-  var done = false, observers = [], proto = Element.prototype, attach = proto.attachShadow;
-  function shown(root) {
-    var hit = root.querySelector(".dp-card");
-    return !!hit && hit.isConnected && hit.getBoundingClientRect().height > 0;
+  var done = false, live = null, observers = [], proto = Element.prototype,
+      attach = proto.attachShadow, watch = {childList: true, subtree: true, attributes: true,
+                                            attributeFilter: ["style", "class", "hidden"]};
+  function shown(el) {
+    if (!el || !el.isConnected || el.getBoundingClientRect().height <= 0) return false;
+    if (el.checkVisibility) {
+      return el.checkVisibility({visibilityProperty: true, opacityProperty: true});
+    }
+    return getComputedStyle(el).visibility === "visible";
   }
   function finish() {
     if (done) return;
@@ -66,22 +73,32 @@ _SWAP_JS = """
     observers = [];
     if (proto.attachShadow === patched) proto.attachShadow = attach;
   }
+  function check() { if (!done && shown(live)) finish(); }
+  function observe(node, found) {
+    var mo = new MutationObserver(function () {
+      if (done) return;
+      if (found) { var hit = node.querySelector(".dp-card"); if (hit) live = hit; }
+      check();
+    });
+    mo.observe(node, watch);
+    observers.push(mo);
+  }
   function patched(init) {
     var root = attach.call(this, init);
-    if (!done) {
-      var mo = new MutationObserver(function () { if (!done && shown(root)) finish(); });
-      mo.observe(root, {childList: true, subtree: true});
-      observers.push(mo);
-    }
+    if (!done) observe(root, true);
     return root;
   }
   proto.attachShadow = patched;
-  function live() {
+  observe(document.documentElement, false);
+  function search() {
     var stack = [], all = document.querySelectorAll("[data-root-id]");
     for (var i = 0; i < all.length; i++) stack.push(all[i]);
     while (stack.length) {
       var root = stack.pop();
-      if (root !== document && shown(root)) return true;
+      if (root.shadowRoot === undefined) {
+        var hit = root.querySelector(".dp-card");
+        if (hit) { live = hit; if (shown(hit)) return true; }
+      }
       var kids = root.querySelectorAll("*");
       for (var j = 0; j < kids.length; j++) if (kids[j].shadowRoot) stack.push(kids[j].shadowRoot);
     }
@@ -91,7 +108,7 @@ _SWAP_JS = """
   function tick(now) {
     if (done) return;
     if (!started) started = now;
-    if (live()) { finish(); return; }
+    if (shown(live) || search()) { finish(); return; }
     if (now - started > 60000) {
       mark.classList.add("dp-first-paint-failed");
       var note = mark.querySelector(".dp-first-paint-note");

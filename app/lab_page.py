@@ -264,6 +264,9 @@ def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) ->
 
 CARD_CSS = """
 .dp-card { font-size: 1.05em; line-height: 1.4; }
+/* Shown as soon as it is drawn, while Bokeh still keeps the new layout around it hidden: it
+   takes over from the server-rendered first card at once (app/first_paint.py). */
+.dp-card { visibility: visible; }
 .dp-card h2 { margin: 0 0 .4em 0; font-size: 1.4em; }
 .dp-card h3 { margin: .9em 0 .3em 0; font-size: 1.08em; border-bottom: 1px solid #8884; }
 .dp-grid { display: grid; grid-template-columns: max-content 1fr; gap: .25em 1em; margin: 0; }
@@ -328,6 +331,7 @@ FIRST_PAINT_CSS = """
 .dp-large .dp-first-paint-card { flex: 1 1 100%; }
 .dp-large .dp-first-paint-rest { display: none; }
 .dp-first-paint-note { margin: .3em 0 .6em 0; font-size: .9em; opacity: .8; }
+.dp-first-paint-spacer { height: 44px; }
 .dp-first-paint-failed .dp-first-paint-note { opacity: 1; font-weight: 600; }
 """
 
@@ -1278,12 +1282,19 @@ def first_paint_html(state: LabState, lang: str, *, large: bool, dark: bool) -> 
 
     pal = layout.palette(dark)
     # Until the page's own style sheets arrive (a streamed first paint): its font and colours.
+    # Where the page's main area will start (sidebar 480/380 px; the header wraps on phones).
+    sidebar = 480 if large else 380
     early = (f".dp-first-paint {{ font-family: {layout.FONT_STACK}; color: {pal.text}; }}\n"
-             f".dp-first-paint-early {{ background: {pal.background}; min-height: 100vh; }}")
+             f".dp-first-paint-early {{ background: {pal.background}; min-height: 100vh;\n"
+             f"  padding-left: calc({sidebar}px + 42px); }}\n"
+             f"@media (max-width: {layout.PHONE_MAX_PX}px) {{\n"
+             f"  .dp-first-paint-early {{ padding-left: 16px; padding-top: 170px; }} }}")
     css = "\n".join([CARD_CSS, card_theme_css(pal), *([PROJECTOR_CSS] if large else []),
                      FIRST_PAINT_CSS, early])
     card = card_html(state, state.certification(), lang, folded=large)
-    intro = "" if large else f'<p class="dp-intro">{html.escape(t("lab.intro", lang))}</p>'
+    # The intro, below the room of the tour's start button (both above the card in main()).
+    intro = "" if large else ('<div class="dp-first-paint-spacer"></div><p class="dp-intro">'
+                              f'{html.escape(t("lab.intro", lang))}</p>')
     body = (f'{intro}<div class="dp-first-paint-row"><div class="dp-first-paint-card">'
             f'{card}</div><div class="dp-first-paint-rest"></div></div>')
     return first_paint.fragment(body, css=css, loading=t("lab.first_paint.loading", lang),

@@ -541,6 +541,8 @@ async def run_open(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     return {"mode": "open", "label": args.label, "students": args.students,
             "spread_s": args.spread, "assets": "warm" if args.warm_cache else "cold",
             "complete": len(times), "failed": len(errs),
+            "card_p50_s": pct([t.card for t in times], 0.5),
+            "card_p95_s": pct([t.card for t in times], 0.95),
             "html_p50_s": pct([t.html for t in times], 0.5),
             "html_p95_s": pct([t.html for t in times], 0.95),
             "complete_p50_s": pct(complete, 0.5), "complete_p95_s": pct(complete, 0.95),
@@ -616,6 +618,7 @@ def report(r: dict[str, Any]) -> str:
             f"complete page p50 {r['complete_p50_s']:.2f} s  p95 {r['complete_p95_s']:.2f} s  "
             f"max {r['complete_max_s']:.2f} s  ({r['complete']} complete, {r['failed']} failed;"
             f" {r['assets']} cache)",
+            f"card in the HTML p50 {r['card_p50_s']:.2f} s  p95 {r['card_p95_s']:.2f} s; "
             f"HTML (page built) p50 {r['html_p50_s']:.2f} s  p95 {r['html_p95_s']:.2f} s; "
             f"then one move each: p95 {r['first_move_p95_ms']:.0f} ms, "
             f"lost {r['first_move_lost']}",

@@ -275,6 +275,7 @@ def sigma_shown(log10_value: float) -> float:
 class OpenTimes:
     """Seconds from the start of the page GET (perf_counter based)."""
 
+    card: float = math.nan  # the HTML's first card arrived (app/first_paint.py streams it)
     html: float = math.nan  # HTML received (the server built the page)
     assets: float = math.nan  # scripts and style sheets received (when fetched)
     doc: float = math.nan  # PULL-DOC-REPLY received
@@ -334,15 +335,26 @@ class LabTab:
         http = self._http or AsyncHTTPClient()
         t0 = time.perf_counter()
         # A browser waits minutes for a busy server to accept: no 20 s connect timeout.
+        parts: list[bytes] = []
+
+        def on_chunk(chunk: bytes) -> None:
+            # A browser paints the card as soon as its HTML is in (before the page is built
+            # when the server streams it).
+            parts.append(chunk)
+            if math.isnan(self.times.card) and b"dp-verdict" in b"".join(parts[-2:]):
+                self.times.card = time.perf_counter() - t0
+
         resp = await http.fetch(HTTPRequest(self.page_url, request_timeout=self.timeout,
                                             connect_timeout=self.timeout,
-                                            headers={"Accept-Language": "en-US,en;q=0.9"}))
-        body = resp.body.decode("utf-8", "replace")
+                                            headers={"Accept-Language": "en-US,en;q=0.9"},
+                                            streaming_callback=on_chunk))
+        raw = b"".join(parts)
+        body = raw.decode("utf-8", "replace")
         self.times.html = time.perf_counter() - t0
         # Like a browser, send the cookies back (a balancer's session affinity depends on it).
         cookies = "; ".join(c.split(";", 1)[0].strip() for c in resp.headers.get_list("Set-Cookie"))
         headers = {"Cookie": cookies} if cookies else {}
-        self.times.html_bytes = len(resp.body)
+        self.times.html_bytes = len(raw)
         token = find_token(body)
         if self.fetch_assets:
             urls = asset_urls(body, self.page_url)

@@ -19,15 +19,19 @@ from ui.conftest import Server, shot
 
 RELEASE = "q=mean&n=32&B=1&sigma=0.05&eps=2&delta=1e-5"
 
-# Every .dp-verdict in the page, shadow roots included, and whether the live curve is drawn.
+# Every .dp-verdict in the page, shadow roots included (how many, how many read as empty, as
+# Playwright's inner_text would), and whether the server-rendered card is still there.
 COUNT_JS = """() => {
-  let n = 0; const stack = [document];
+  let n = 0, empty = 0; const stack = [document];
   while (stack.length) {
     const root = stack.pop();
-    n += root.querySelectorAll('.dp-verdict').length;
+    for (const v of root.querySelectorAll('.dp-verdict')) {
+      n += 1;
+      if (!v.innerText.trim()) empty += 1;
+    }
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
   }
-  return [n, !!document.getElementById('dp-first-paint')];
+  return [n, empty, !!document.getElementById('dp-first-paint')];
 }"""
 
 
@@ -64,17 +68,21 @@ def test_first_card_makes_way_for_the_live_card(page: Any, server: Server) -> No
     c = certify.certify("mean", 32, 1.0, 0.05, 2.0, 1e-5)
     page.goto(f"{server.url}/lab?{RELEASE}&lang=en", wait_until="commit")
     counts: set[int] = set()
+    empties = 0
     fragment_seen = False
     deadline = time.monotonic() + 30
     live_canvas = page.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)")
     while time.monotonic() < deadline:
-        n, frag = page.evaluate(COUNT_JS)
+        n, empty, frag = page.evaluate(COUNT_JS)
         counts.add(n)
+        empties += empty
         fragment_seen = fragment_seen or frag
         if not frag and n == 1 and live_canvas.count() > 0:
             break
     assert fragment_seen, "the page had no server-rendered card"
     assert max(counts) == 1, f"both cards were in the page at once: counts seen {counts}"
+    # Bokeh keeps a new layout hidden until it is laid out; the live card shows at once.
+    assert empties == 0, "a card was in the page but could not be read (hidden)"
     expect(page.locator("#dp-first-paint")).to_have_count(0)
     expect(page.locator(".dp-required-delta")).to_have_text(fmt_delta(c.required_delta))
     # The live card answers the controls.
