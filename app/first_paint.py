@@ -1,23 +1,30 @@
 """The first screen of a Panel page before its JavaScript has run (issue 8, "a light first load").
 
-A Panel page shows nothing until the browser has run ~3.4 MB of BokehJS, Panel and Fast
-(~0.9 s here), fetched the document over the websocket and built ~200 Bokeh views (~0.6 s more).
-Two changes let the browser paint the certification card as soon as the HTML has arrived:
+A Panel page shows nothing until the server has built it (~0.4 s of CPU here), the browser has
+run ~3.4 MB of BokehJS, Panel and Fast (~0.9 s), fetched the document over the websocket and
+built ~200 Bokeh views (~0.6 s more). Three changes let a student read the certification card
+of /lab within a few hundred milliseconds:
 
 1. :func:`defer_scripts`: the classic ``<script src>`` tags in ``<head>`` get ``defer``. The
-   browser then lays out the body while the scripts download and run afterwards, in the same
+   browser lays out the body while the scripts download; they run afterwards, in the same
    order, still before ``DOMContentLoaded`` (when Bokeh's embed code starts, as before). The
    one inline head script that calls Bokeh at once (``Bokeh.set_log_level``) waits for
    ``DOMContentLoaded`` too.
 2. :func:`insert_fragment`: a server-rendered copy of the card, made by the same function as the
    live card from the same state, sits where the page's main area will be. It carries the same
    classes (``dp-verdict``, ``dp-required-delta`` ...), says that the controls are still loading
-   (``aria-busy``), and removes itself the moment the live card is on screen, so the two never
-   show together.
+   (``aria-busy``), and removes itself the moment the live card can be seen, so no script finds
+   both or neither (the swap script below).
+3. Streaming (:func:`streaming_doc_handler`): a page that has an :data:`EARLY` function (/lab)
+   sends the start of its ``<head>`` and the card at once, before it is built (and before its
+   turn when a whole class opens it), then the rest: the held-back scripts and style sheets,
+   and the page. The ``<head>`` comes from the last page built for the same key (path,
+   language, size, theme); the first request of a key is sent whole.
 
-Both are applied by :class:`FirstPaintTemplate`, a wrapper around the page's Jinja template
-(Bokeh calls only its ``render``). Pure string functions, unit-tested in
-tests/test_first_paint.py; the browser behaviour is tested in tests/ui/test_presentation.py.
+1 and 2 are applied by :class:`FirstPaintTemplate`, a wrapper around the page's Jinja template
+(Bokeh calls only its ``render``). String functions are unit-tested in tests/test_first_paint.py;
+the browser behaviour and the stream in tests/ui/test_first_paint_ui.py. Measured with
+benchmarks/first_load.py (figures in the README).
 """
 
 from __future__ import annotations
