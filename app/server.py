@@ -358,9 +358,10 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         verbose=True,
         prefix=prefix.strip("/"),
         websocket_max_message_size=msg_bytes,
-        # Served directly (make serve, dplab serve): gzip here (/lab 3.7 MB -> 0.95 MB on the
-        # wire). Behind scripts/serve-prod (a named worker) HAProxy compresses and caches.
-        compress_response=worker is None,
+        # gzip here, also behind scripts/serve-prod: /lab 3.7 MB -> 0.96 MB on the wire; static
+        # files are compressed once per process (app/static_gzip.py), and HAProxy caches that
+        # copy. HAProxy's own compression (libslz, one fixed level) sent 1.53 MB (issue 8).
+        compress_response=True,
         **tune_process(),
     )
     # Static files: compressed once per process, not once per student (app/static_gzip.py).
