@@ -1281,8 +1281,9 @@ def first_paint_html(state: LabState, lang: str, *, large: bool, dark: bool) -> 
     from app import first_paint
 
     pal = layout.palette(dark)
-    # Until the page's own style sheets arrive (a streamed first paint): its font and colours.
-    # Where the page's main area will start (sidebar 480/380 px; the header wraps on phones).
+    # Until the page's own style sheets arrive (a streamed first paint): its font and colours,
+    # and the card where the main area will start (sidebar 480/380 px; on phones the header
+    # wraps and the sidebar is folded).
     sidebar = 480 if large else 380
     early = (f".dp-first-paint {{ font-family: {layout.FONT_STACK}; color: {pal.text}; }}\n"
              f".dp-first-paint-early {{ background: {pal.background}; min-height: 100vh;\n"
