@@ -32,7 +32,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 
@@ -218,9 +218,16 @@ class FirstPaintTemplate(jinja2.Template):
 # ---------------------------------------------------------------------------------------------
 # streaming: the first card before the page is built
 # ---------------------------------------------------------------------------------------------
-# Route path -> early(args, accept_language) -> (head key, fragment) or None. The key names
-# everything the page's <head> depends on (path, language, size, theme).
-EARLY: dict[str, Callable[[dict[str, str], str | None], tuple[tuple[str, ...], str] | None]] = {}
+class Early(NamedTuple):
+    """What a page can send before it is built (the value of an :data:`EARLY` function)."""
+
+    key: tuple[str, ...]  # everything the page's <head> depends on (path, language, size, theme)
+    fragment: str  # :func:`fragment`
+    lang: str  # the page language (<html lang>)
+
+
+# Route path -> early(args, accept_language) -> Early or None.
+EARLY: dict[str, Callable[[dict[str, str], str | None], Early | None]] = {}
 # Head key -> the page's <head> (through the <body> tag) as last rendered for that key.
 _HEADS: dict[tuple[str, ...], str] = {}
 _BODY_TAG = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
@@ -234,6 +241,7 @@ _HREF = re.compile(r'\bhref="([^"]+)"', re.IGNORECASE)
 # Before the page's own layout has arrived, the card stands where the main area will be.
 EARLY_CLASS = "dp-first-paint-early"
 _EARLY_CSS = f"""<style>
+html, body {{ margin: 0; }}
 .{EARLY_CLASS} {{ margin: 0 !important;
   padding: 74px 10px 10px calc(var(--sidebar-width, 380px) + 25px); }}
 .{EARLY_CLASS}::before {{ content: ""; position: absolute; left: 0; top: 0; right: 0;
@@ -265,6 +273,15 @@ def remember_head(key: tuple[str, ...], page: str) -> None:
 
 def early_head(key: tuple[str, ...]) -> str | None:
     return _HEADS.get(key)
+
+
+def generic_head(lang: str) -> str:
+    """The start of a page whose <head> is not known yet (the first of its key since the server
+    started): the whole real <head> then follows in :func:`rest_chunk`, in the body, where
+    browsers apply its scripts, style sheets and title alike."""
+    return (f'<!DOCTYPE html>\n<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n</head>\n'
+            "<body>")
 
 
 def split_resources(head: str) -> tuple[str, str, str]:
@@ -337,31 +354,30 @@ def rest_chunk(page: str, sent_head: str) -> str:
 def streaming_doc_handler(base: type) -> type:
     """Panel's page handler, but a page with an :data:`EARLY` function sends its <head> and
     the first card at once, then builds the page (its turn may come later when a class opens
-    it together) and sends the rest. The first request of each head key is sent whole: it
-    provides the <head> that later ones stream."""
+    it together) and sends the rest. The <head> is the one of the last page built with the same
+    key; until there is one (a server that just started: a whole class may arrive before the
+    first page is built), a minimal one, and the real one follows with the page."""
 
     class FirstPaintDocHandler(base):  # type: ignore[misc, valid-type]
-        _dp_stream: tuple[tuple[str, ...], str | None] | None = None
+        _dp_stream: tuple[tuple[str, ...], str] | None = None
 
         async def get(self, *args: Any, **kwargs: Any) -> None:
             plan = self._dp_plan()
             if plan is None:
                 await super().get(*args, **kwargs)
                 return
-            key, frag = plan
-            head = early_head(key)
-            if head is not None:
-                self.set_header("Content-Type", "text/html; charset=utf-8")
-                self.set_header("Cache-Control", "no-store")
-                super().write(early_chunk(head, frag))
-                try:
-                    await self.flush()
-                except Exception:  # the browser left; build nothing
-                    return
-            self._dp_stream = (key, head)  # the next write is the built page
+            head = early_head(plan.key) or generic_head(plan.lang)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("Cache-Control", "no-store")
+            super().write(early_chunk(head, plan.fragment))
+            try:
+                await self.flush()
+            except Exception:  # the browser left; build nothing
+                return
+            self._dp_stream = (plan.key, head)  # the next write is the built page
             await super().get(*args, **kwargs)
 
-        def _dp_plan(self) -> tuple[tuple[str, ...], str] | None:
+        def _dp_plan(self) -> Early | None:
             if not ENABLED:
                 return None
             early = EARLY.get(getattr(self.application_context, "url", ""))
@@ -383,7 +399,7 @@ def streaming_doc_handler(base: type) -> type:
                 return
             key, sent = stream
             remember_head(key, chunk)
-            super().write(chunk if sent is None else rest_chunk(chunk, sent))
+            super().write(rest_chunk(chunk, sent))
 
     FirstPaintDocHandler._dplab_stream = True  # type: ignore[attr-defined]
     return FirstPaintDocHandler

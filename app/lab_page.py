@@ -22,7 +22,7 @@ from bokeh.events import Tap
 from bokeh.models import ColumnDataSource, Label, Line, Range1d, Scatter, Span, Title
 from bokeh.plotting import figure
 
-from app import export, layout
+from app import export, first_paint, layout
 from app.i18n import pick_language, request_language, t
 from app.lab_compute import (
     CurveView,
@@ -1278,8 +1278,6 @@ def _url_args() -> dict[str, str]:
 def first_paint_html(state: LabState, lang: str, *, large: bool, dark: bool) -> str:
     """The /lab first-paint fragment for ``state``: the certification card exactly as
     :meth:`LabPage.refresh_card` writes it, laid out as :meth:`LabPage.main` places it."""
-    from app import first_paint
-
     pal = layout.palette(dark)
     # Until the page's own style sheets arrive (a streamed first paint): its font and colours,
     # and the card where the main area will start (sidebar 480/380 px; on phones the header
@@ -1305,10 +1303,9 @@ def first_paint_html(state: LabState, lang: str, *, large: bool, dark: bool) -> 
 
 
 def early_first_paint(args: dict[str, str], accept_language: str | None
-                      ) -> tuple[tuple[str, ...], str] | None:
-    """What /lab can show before its page is built (app/first_paint.py streams it first):
-    ``(key, fragment)``, where ``key`` names everything the page's <head> depends on; None
-    when the page would show no first card (the guided tour conceals it)."""
+                      ) -> first_paint.Early | None:
+    """What /lab can show before its page is built (app/first_paint.py streams it first);
+    None when the page would show no first card (the guided tour conceals it)."""
     if args.get("tour"):
         return None
     lang = pick_language(args.get("lang"), accept_language)
@@ -1317,7 +1314,7 @@ def early_first_paint(args: dict[str, str], accept_language: str | None
     state = LabState()
     state.apply_url(args)
     key = ("/lab", lang, "large" if large else "normal", "dark" if dark else "default")
-    return key, first_paint_html(state, lang, large=large, dark=dark)
+    return first_paint.Early(key, first_paint_html(state, lang, large=large, dark=dark), lang)
 
 
 def create_page(lang: str | None = None) -> pn.template.FastListTemplate:

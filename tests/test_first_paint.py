@@ -205,12 +205,31 @@ def test_early_first_paint_matches_the_page() -> None:
 
     args = {"q": "mean", "n": "32", "sigma": "10", "eps": "10", "lang": "ko", "size": "large",
             "theme": "dark"}
-    key, frag = early_first_paint(args, "en-US") or ((), "")
-    assert key == ("/lab", "ko", "large", "dark")
+    key, frag, lang = early_first_paint(args, "en-US") or ((), "", "")
+    assert key == ("/lab", "ko", "large", "dark") and lang == "ko"
     state = LabState()
     state.apply_url(args)
     assert frag == first_paint_html(state, "ko", large=True, dark=True)
     assert "0 (underflow)" in frag or "underflow" in frag
     assert early_first_paint({"tour": "1"}, None) is None
-    key, _ = early_first_paint({"theme": "nope"}, "en-US,en;q=0.9") or ((), "")
+    key, _, lang = early_first_paint({"theme": "nope"}, "en-US,en;q=0.9") or ((), "", "")
     assert key == ("/lab", "en", "normal", "default")  # unknown values: the default look
+    assert lang == "en"
+
+
+def test_a_page_whose_head_is_not_known_yet_streams_with_a_minimal_one() -> None:
+    page = built_page()
+    sent = fp.generic_head("ko")
+    early = fp.early_chunk(sent, "<!--dp-first-paint--><section class=\"dp-first-paint\">"
+                                 "early</section><!--/dp-first-paint-->")
+    assert early.startswith('<!DOCTYPE html>\n<html lang="ko">') and "early</section>" in early
+    assert "<script" not in early.split("<body>")[0]
+    whole = early + fp.rest_chunk(page, sent)
+    assert whole.count("<section") == 1 and whole.count("<head>") == 1
+    # Every tag of the real <head> comes once, in its order, after the early card.
+    head = fp.split_head(page)[0]  # type: ignore[index]
+    tags = [t for t in fp._HEAD_TAG.findall(head) if t not in sent]
+    body = whole.split("early</section>", 1)[1]
+    positions = [body.find(t) for t in tags]
+    assert all(p >= 0 for p in positions) and positions == sorted(positions)
+    assert all(body.count(t) == 1 for t in tags if "<script" in t)
