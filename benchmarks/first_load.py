@@ -22,6 +22,8 @@ served by ``app.server.serve``, ``gzip`` = the same plus Tornado's ``compress_re
 Usage:
   .venv/bin/python benchmarks/first_load.py [--path /lab?lang=en] [--loads 3] [--list]
   .venv/bin/python benchmarks/first_load.py --variants current --loads 1
+  .venv/bin/python benchmarks/first_load.py --variants current --loads 1 --no-warmup \
+      --path '/lab?lang=en&theme=dark'     # the first page of its kind after a start
   .venv/bin/python benchmarks/first_load.py --url http://127.0.0.1:8080   # a running server
 A script, not a test: it prints figures and asserts nothing about time.
 """
@@ -202,6 +204,9 @@ def main() -> None:
                     help="comma-separated: " + ", ".join(VARIANTS))
     ap.add_argument("--url", help="measure this running server instead (one variant)")
     ap.add_argument("--list", action="store_true", help="print every response of each variant")
+    ap.add_argument("--no-warmup", action="store_true",
+                    help="skip the throw-away first load: the first cold load is then the "
+                         "server's first page of its language/size/theme")
     ap.add_argument("--chromium", default=os.environ.get("DPLAB_CHROMIUM", "/usr/bin/chromium"))
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
@@ -225,6 +230,8 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=FLAGS)
             for n in names:  # one throw-away load each: the server's first session warms up
+                if args.no_warmup:
+                    break
                 c0 = browser.new_context(viewport={"width": 1366, "height": 768})
                 measure(c0, bases[n] + args.path)
                 c0.close()
