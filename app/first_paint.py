@@ -115,7 +115,8 @@ _SWAP_JS = """
   function tick(now) {
     if (done) return;
     if (!started) started = now;
-    if (shown(live) || search()) { finish(); return; }
+    // The whole-page search only until the live card exists (the observers follow it then).
+    if (shown(live) || (!(live && live.isConnected) && search())) { finish(); return; }
     if (now - started > 60000) {
       mark.classList.add("dp-first-paint-failed");
       var note = mark.querySelector(".dp-first-paint-note");
@@ -242,12 +243,11 @@ _HREF = re.compile(r'\bhref="([^"]+)"', re.IGNORECASE)
 EARLY_CLASS = "dp-first-paint-early"
 _EARLY_CSS = f"""<style>
 html, body {{ margin: 0; }}
-.{EARLY_CLASS} {{ margin: 0 !important;
-  padding: 74px 10px 10px calc(var(--sidebar-width, 380px) + 25px); }}
+.{EARLY_CLASS} {{ margin: 0 !important; padding: 74px 10px 10px 10px; }}
 .{EARLY_CLASS}::before {{ content: ""; position: absolute; left: 0; top: 0; right: 0;
   height: 64px; background: var(--header-background, #0b4f6c); }}
-@media (max-width: 760px) {{ .{EARLY_CLASS} {{ padding-left: 10px; }} }}
 </style>"""
+# (Each page's own fragment CSS puts the card beside its sidebar: app/lab_page.py.)
 # Put where the page's main area starts: the early card moves into it (same spot on screen).
 _MOVE_JS = (f'<script>(function () {{ var f = document.getElementById("{FRAGMENT_ID}"), '
             f'm = document.getElementById("main"); if (f && m) {{ m.prepend(f); '

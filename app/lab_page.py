@@ -8,6 +8,7 @@ checks: dp-required-delta, dp-log10-delta, dp-verdict, dp-sensitivity.
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import math
@@ -1216,7 +1217,8 @@ class LabPage(param.Parameterized):
         the card (the student predicts first)."""
         if self.tour is not None and self.tour.concealed:
             return ""
-        return first_paint_html(self.state, self.lang, large=self._large, dark=self._dark)
+        return first_paint_html(self.state, self.lang, large=self._large, dark=self._dark,
+                                card=self.card.object)
 
     def main(self) -> list[Any]:
         intro = pn.pane.HTML(
@@ -1275,9 +1277,27 @@ def _url_args() -> dict[str, str]:
     return out
 
 
-def first_paint_html(state: LabState, lang: str, *, large: bool, dark: bool) -> str:
+def first_paint_html(state: LabState, lang: str, *, large: bool, dark: bool,
+                     card: str | None = None) -> str:
     """The /lab first-paint fragment for ``state``: the certification card exactly as
-    :meth:`LabPage.refresh_card` writes it, laid out as :meth:`LabPage.main` places it."""
+    :meth:`LabPage.refresh_card` writes it (``card``, when the page has it already), laid out
+    as :meth:`LabPage.main` places it."""
+    if card is None:
+        card = card_html(state, state.certification(), lang, folded=large)
+    # The intro, below the room of the tour's start button (both above the card in main()).
+    intro = "" if large else ('<div class="dp-first-paint-spacer"></div><p class="dp-intro">'
+                              f'{html.escape(t("lab.intro", lang))}</p>')
+    body = (f'{intro}<div class="dp-first-paint-row"><div class="dp-first-paint-card">'
+            f'{card}</div><div class="dp-first-paint-rest"></div></div>')
+    return first_paint.fragment(body, css=_first_paint_css(large, dark),
+                                loading=t("lab.first_paint.loading", lang),
+                                failed=t("lab.first_paint.failed", lang),
+                                label=t("lab.first_paint.label", lang),
+                                classes="dp-large" if large else "")
+
+
+@functools.cache
+def _first_paint_css(large: bool, dark: bool) -> str:
     pal = layout.palette(dark)
     # Until the page's own style sheets arrive (a streamed first paint): its font and colours,
     # and the card where the main area will start (sidebar 480/380 px; on phones the header
@@ -1288,18 +1308,8 @@ def first_paint_html(state: LabState, lang: str, *, large: bool, dark: bool) -> 
              f"  padding-left: calc({sidebar}px + 42px); }}\n"
              f"@media (max-width: {layout.PHONE_MAX_PX}px) {{\n"
              f"  .dp-first-paint-early {{ padding-left: 16px; padding-top: 170px; }} }}")
-    css = "\n".join([CARD_CSS, card_theme_css(pal), *([PROJECTOR_CSS] if large else []),
-                     FIRST_PAINT_CSS, early])
-    card = card_html(state, state.certification(), lang, folded=large)
-    # The intro, below the room of the tour's start button (both above the card in main()).
-    intro = "" if large else ('<div class="dp-first-paint-spacer"></div><p class="dp-intro">'
-                              f'{html.escape(t("lab.intro", lang))}</p>')
-    body = (f'{intro}<div class="dp-first-paint-row"><div class="dp-first-paint-card">'
-            f'{card}</div><div class="dp-first-paint-rest"></div></div>')
-    return first_paint.fragment(body, css=css, loading=t("lab.first_paint.loading", lang),
-                                failed=t("lab.first_paint.failed", lang),
-                                label=t("lab.first_paint.label", lang),
-                                classes="dp-large" if large else "")
+    return "\n".join([CARD_CSS, card_theme_css(pal), *([PROJECTOR_CSS] if large else []),
+                      FIRST_PAINT_CSS, early])
 
 
 def early_first_paint(args: dict[str, str], accept_language: str | None
