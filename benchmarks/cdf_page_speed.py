@@ -26,26 +26,33 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from _common import (
+    CHROMIUM_FLAGS,
+    DEFAULT_CHROMIUM,
+    JS_DEEP,
+    ROOT,
+    app_module,
+    free_port,
+    pct,
+    server_code,
+    start_server,
+    stop_server,
+)
+from _common import summary as _summary
+
 sys.path.insert(0, str(ROOT))
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 SERVER_CODE = r"""
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
-from app.server import ASSETS_DIR, routes
+from $server import ASSETS_DIR, routes
 
 class Slider(pn.widgets.IntSlider):
     _debounce = 0  # as the page's degree slider
@@ -76,22 +83,11 @@ def bareplot():
 
 pn.extension(design="fast")
 r = routes(); r["/bare"] = bare; r["/bareplot"] = bareplot
-pn.serve(r, address="127.0.0.1", port=PORT, show=False, static_dirs={"assets": str(ASSETS_DIR)},
-         websocket_origin=["127.0.0.1:PORT", "localhost:PORT"])
+pn.serve(r, address="127.0.0.1", port=$port, show=False, static_dirs={"assets": str(ASSETS_DIR)},
+         websocket_origin=["127.0.0.1:$port", "localhost:$port"])
 """
 
-JS_HELPERS = r"""
-window.__deep = (sel) => {
-  const stack = [document];
-  while (stack.length) {
-    const root = stack.pop();
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
-  }
-  return null;
-};
-"""
+JS_HELPERS = JS_DEEP
 
 # Arm: resolve when the watched text changed and (if present) the plot source got new data,
 # then wait one animation frame.  t0 is the keydown time (window, capture phase).
@@ -134,55 +130,23 @@ JS_ARM = r"""
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("BOKEH_RESOURCES", None)
-    proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE.replace("PORT", str(port))],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    for _ in range(300):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/bare", timeout=5):
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("server did not start")
-
-
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    k = (len(s) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
 def summary(name: str, xs: list[float]) -> str:
-    if not xs:
-        return f"{name:<46} no samples"
-    return (f"{name:<46} n={len(xs):>3}  median {statistics.median(xs):7.1f} ms  "
-            f"p95 {pct(xs, 0.95):7.1f} ms  max {max(xs):7.1f} ms")
+    return _summary(name, xs, 46)
 
 
 # ---------------------------------------------------------------------------------------------
 def server_side(n: int, reps: int) -> dict[str, list[float]]:
     import numpy as np
 
-    from app.cdf_page import CDFPage, CDFState, warm_up
     from dpcore.cdf import estimate
     from dpcore.cdf.datasets import sample
 
-    warm_up()
+    cdf_page = app_module("cdf_page")
+    cdf_page.warm_up()
     out: dict[str, list[float]] = {"dpcore_pp": [], "page_release": [], "page_degree": []}
     x = sample("bimodal", n, np.random.default_rng([1, 11]))
-    state = CDFState(n=n)
-    page = CDFPage(state, "en")  # refreshes through the state's watchers, as on the server
+    state = cdf_page.CDFState(n=n)
+    page = cdf_page.CDFPage(state, "en")  # refreshes through the state's watchers, as on the server
     for seed in range(reps):  # interleaved, so both see the same machine load
         t0 = time.perf_counter()
         estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, method="pp",
@@ -205,7 +169,7 @@ def browser_side(base: str, moves: int, releases: int, n: int, chromium: str) ->
 
     out: dict[str, Any] = {"bare": [], "bareplot": [], "degree": [], "release": [], "load": []}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
         ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
         pg = ctx.new_page()
         pg.add_init_script(JS_HELPERS)
@@ -259,7 +223,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=15, help="server-side repetitions")
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--no-browser", action="store_true")
-    ap.add_argument("--chromium", default=os.environ.get("DPLAB_CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     args = ap.parse_args()
 
     srv = server_side(args.n, args.reps)
@@ -273,13 +237,12 @@ def main() -> None:
     if args.no_browser:
         return
     port = free_port()
-    proc = start_server(port)
+    proc = start_server(server_code(SERVER_CODE, port=port), port, ready_path="/bare")
     try:
         br = browser_side(f"http://127.0.0.1:{port}", args.moves, args.releases, args.n,
                           args.chromium)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_server(proc)
     print("browser (key press -> text + plot data + one frame):")
     print(summary("  baseline: bare IntSlider -> HTML table", br["bare"]))
     print(summary("  baseline: bare IntSlider -> table + 1 plot", br["bareplot"]))

@@ -48,7 +48,6 @@ import re
 import resource
 import shlex
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -58,10 +57,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import APP_MODULES, ROOT, free_port, pct, server_code, server_env
 from wsclient import LabTab, Move, OpenTimes
 
-ROOT = Path(__file__).resolve().parents[1]
 SIGMA_LOG = (-0.5, 0.8)  # σ from 0.32 to 6.3 on the slider: always inside the valid h range
 EPS_RANGE = (0.2, 6.0)
 
@@ -78,7 +76,7 @@ if os.environ.get("DPLAB_BENCH_VARIANT") == "panel-busy":
             super().__init__(**kw)
     pn.template.FastListTemplate = _Busy
 import inspect
-from app.server import serve
+from $server import serve
 kw = {}
 if "max_sessions" in inspect.signature(serve).parameters:
     # One process carries the whole class here: no per-worker session cap.
@@ -90,15 +88,6 @@ serve(address="127.0.0.1", port=int(os.environ["DPLAB_BENCH_PORT"]), **kw)
 # ---------------------------------------------------------------------------------------------
 # statistics and /proc sampling
 # ---------------------------------------------------------------------------------------------
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return math.nan
-    s = sorted(values)
-    k = (len(s) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
 def _tree(pid: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for d in os.listdir("/proc"):
@@ -214,12 +203,6 @@ async def loop_lag(out: list[float], stop: asyncio.Event) -> None:
 # ---------------------------------------------------------------------------------------------
 # the server under test
 # ---------------------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Server:
     url: str
@@ -246,15 +229,14 @@ def start_server(args: argparse.Namespace) -> Server:
         return Server(args.url.rstrip("/"), args.pid)
     port = free_port()
     root = Path(args.server_root).resolve()
-    env = {**os.environ, "DPLAB_BENCH_ROOT": str(root), "DPLAB_BENCH_PORT": str(port),
-           "DPLAB_BENCH_VARIANT": args.variant, "DPLAB_ADDRESS": "127.0.0.1",
-           "DPLAB_PORT": str(port), "PYTHONPATH": str(root),
-           "DPLAB_PYTHON": os.environ.get("DPLAB_PYTHON", sys.executable)}
-    env.pop("BOKEH_RESOURCES", None)
+    env = server_env(root, DPLAB_BENCH_ROOT=str(root), DPLAB_BENCH_PORT=str(port),
+                     DPLAB_BENCH_VARIANT=args.variant, DPLAB_ADDRESS="127.0.0.1",
+                     DPLAB_PORT=str(port),
+                     DPLAB_PYTHON=os.environ.get("DPLAB_PYTHON", sys.executable))
     if args.server_cmd:
         cmd = shlex.split(args.server_cmd)
     else:
-        cmd = [sys.executable, "-c", SERVER_CODE]
+        cmd = [sys.executable, "-c", server_code(SERVER_CODE)]
     log = Path(f"/tmp/classroom_load_server_{port}.log")
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -696,7 +678,8 @@ def main() -> None:
         srv.stop()
     r.update(gc_pauses(srv.log))
     r["tabs_opened"] = OPENED[0]
-    r["server"] = args.url or args.server_cmd or f"app.server from {args.server_root}"
+    r["server"] = (args.url or args.server_cmd
+                   or f"{APP_MODULES['server']} from {args.server_root}")
     r["variant"] = args.variant or "as configured"
     r["cpus"] = os.cpu_count()
     print(report(r))

@@ -33,49 +33,52 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import socket
 import statistics
 import subprocess
 import sys
-import time
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from _common import (
+    APP_MODULES,
+    CHROMIUM_FLAGS,
+    DEFAULT_CHROMIUM,
+    app_file,
+    free_port,
+    server_code,
+    start_server,
+    stop_server,
+)
 
 SERVER_CODE = r"""
 import os
 variant = os.environ["DPLAB_VARIANT"]
 if variant == "baseline":
     # The page as before issue 8: Bokeh's MathJax bundle in every Panel page.
-    import app.layout as L
+    import $layout as L
     L.SKIP_MATHJAX = False
 if variant in ("baseline", "no-first-paint"):
     # Before the first paint: scripts block the body, the card waits for BokehJS.
-    import app.first_paint as F
+    import $first_paint as F
     F.ENABLED = False
 if variant == "gzip":
-    # What the proposed one-line change in app/server.py gives: Tornado's compress_response.
+    # What the proposed one-line change in the server module gives: Tornado's compress_response.
     import panel as pn
     _serve = pn.serve
     def serve_gzip(*args, **kwargs):
         kwargs.setdefault("compress_response", True)
         return _serve(*args, **kwargs)
     pn.serve = serve_gzip
-from app.server import serve
+from $server import serve
 serve(address="127.0.0.1", port=int(os.environ["DPLAB_PORT"]))
 """
 
 VARIANTS = {
-    "no-first-paint": "this checkout without app/first_paint.py (blocking scripts, no "
+    "no-first-paint": f"this checkout without {app_file('first_paint')} (blocking scripts, no "
                       "server-rendered card)",
     "baseline": "this checkout with Bokeh's MathJax bundle forced back in (as before issue 8)",
-    "current": "this checkout, app.server.serve as it is",
-    "gzip": "this checkout + compress_response=True (proposed app/server.py change)",
+    "current": f"this checkout, {APP_MODULES['server']}.serve as it is",
+    "gzip": f"this checkout + compress_response=True (proposed {app_file('server')} change)",
 }
 
 JS_CARD = r"""
@@ -122,28 +125,6 @@ class Load:
     ttfb_ms: float = 0.0  # first byte of the page's HTML (the server built the page)
     dcl_ms: float = 0.0  # DOMContentLoaded: every script loaded and run
     rows: list[tuple[str, int, int, str, str]] = field(default_factory=list)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int, variant: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DPLAB_PORT": str(port),
-           "DPLAB_VARIANT": variant}
-    env.pop("BOKEH_RESOURCES", None)
-    proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(300):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab", timeout=5):
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit(f"server ({variant}) did not start")
 
 
 def measure(ctx: Any, url: str) -> Load:
@@ -207,7 +188,7 @@ def main() -> None:
     ap.add_argument("--no-warmup", action="store_true",
                     help="skip the throw-away first load: the first cold load is then the "
                          "server's first page of its language/size/theme")
-    ap.add_argument("--chromium", default=os.environ.get("DPLAB_CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -225,10 +206,11 @@ def main() -> None:
             if n not in VARIANTS:
                 raise SystemExit(f"unknown variant {n!r}")
             port = free_port()
-            procs.append(start_server(port, n))
+            procs.append(start_server(server_code(SERVER_CODE), port, name=f"server ({n})",
+                                      env={"DPLAB_PORT": str(port), "DPLAB_VARIANT": n}))
             bases[n] = f"http://127.0.0.1:{port}"
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=args.chromium, args=FLAGS)
+            browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_FLAGS)
             for n in names:  # one throw-away load each: the server's first session warms up
                 if args.no_warmup:
                     break
@@ -246,8 +228,7 @@ def main() -> None:
             browser.close()
     finally:
         for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=10)
+            stop_server(proc)
     if args.list:
         for n in names:
             print(f"--- {n}: wire bytes, decoded bytes, encoding, cache-control, path")

@@ -19,22 +19,25 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import socket
 import statistics
-import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from _common import (
+    CHROMIUM_FLAGS,
+    DEFAULT_CHROMIUM,
+    JS_DEEP,
+    free_port,
+    pct,
+    server_code,
+    start_server,
+    stop_server,
+    summary,
+)
 
 SERVER_CODE = r"""
 import panel as pn
-from app.server import ASSETS_DIR, routes
+from $server import ASSETS_DIR, routes
 
 def bare():
     s = pn.widgets.FloatSlider(name="x", start=0, end=10, step=0.05, value=1,
@@ -47,23 +50,12 @@ def bare():
 
 pn.extension(design="fast")
 r = routes(); r["/bare"] = bare
-pn.serve(r, address="127.0.0.1", port=PORT, show=False, static_dirs={"assets": str(ASSETS_DIR)},
-         websocket_origin=["127.0.0.1:PORT", "localhost:PORT"])
+pn.serve(r, address="127.0.0.1", port=$port, show=False, static_dirs={"assets": str(ASSETS_DIR)},
+         websocket_origin=["127.0.0.1:$port", "localhost:$port"])
 """
 
-# Deep query through open shadow roots (Panel/Bokeh render inside them).
-JS_HELPERS = r"""
-window.__deep = (sel) => {
-  const stack = [document];
-  while (stack.length) {
-    const root = stack.pop();
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
-  }
-  return null;
-};
-window.__deepAll = (sel) => {
+# window.__deep (shared) and __deepAll: every match through open shadow roots.
+JS_HELPERS = JS_DEEP + r"""window.__deepAll = (sel) => {
   const out = [], stack = [document];
   while (stack.length) {
     const root = stack.pop();
@@ -108,35 +100,6 @@ JS_ARM = r"""
   return before;
 }
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("BOKEH_RESOURCES", None)
-    proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE.replace("PORT", str(port))],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    for _ in range(300):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab", timeout=5):
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("server did not start")
-
-
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    k = (len(s) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
 def first_render(browser: Any, url: str, loads: int) -> dict[str, list[float]]:
@@ -186,33 +149,27 @@ def moves(browser: Any, url: str, n: int, handles: list[str]) -> list[float]:
     return [t for t in times if t >= 0]
 
 
-def summary(name: str, xs: list[float]) -> str:
-    return (f"{name:<34} n={len(xs):>3}  median {statistics.median(xs):7.1f} ms  "
-            f"p95 {pct(xs, 0.95):7.1f} ms  max {max(xs):7.1f} ms")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--moves", type=int, default=100)
     ap.add_argument("--loads", type=int, default=5)
-    ap.add_argument("--chromium", default=os.environ.get("DPLAB_CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    proc = start_server(port)
+    proc = start_server(server_code(SERVER_CODE, port=port), port)
     base = f"http://127.0.0.1:{port}"
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=args.chromium, args=FLAGS)
+            browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_FLAGS)
             bare = moves(browser, f"{base}/bare", args.moves, [".bare-slider"])
             lab = moves(browser, f"{base}/lab?lang=en", args.moves,
                         [".dp-slider-sigma", ".dp-slider-eps"])
             fr = first_render(browser, f"{base}/lab?lang=en", args.loads)
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_server(proc)
     print(f"dplab lab latency ({os.cpu_count()} CPUs, chromium {args.chromium})")
     print(summary("baseline: bare slider -> readout", bare))
     print(summary("lab: σ/ε slider -> card", lab))

@@ -1,0 +1,124 @@
+"""What the benchmark scripts share: the app's module paths, starting a server, percentiles.
+
+``APP_MODULES`` is the one place that names the app's modules a benchmark imports or starts
+(in this process or in the server code it runs): when the app's files move, change it here.
+Server code given to :func:`server_code` names them as ``$server``, ``$layout``, ...
+(``string.Template``), and its own values such as ``$port``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import socket
+import statistics
+import string
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The app's modules the benchmarks use, by the name server code refers to them with.
+APP_MODULES: dict[str, str] = {
+    "server": "app.server",  # serve(), routes(), ASSETS_DIR, tune_process's GC log lines
+    "layout": "app.layout",  # SKIP_MATHJAX
+    "first_paint": "app.first_paint",  # ENABLED
+    "cdf_page": "app.cdf_page",  # CDFPage, CDFState, warm_up()
+}
+
+# Headless Chromium as the browser benchmarks launch it (the browser tests use the same flags).
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+DEFAULT_CHROMIUM = os.environ.get("DPLAB_CHROMIUM", "/usr/bin/chromium")
+
+# Deep query through open shadow roots (Panel/Bokeh render inside them).
+JS_DEEP = r"""
+window.__deep = (sel) => {
+  const stack = [document];
+  while (stack.length) {
+    const root = stack.pop();
+    const hit = root.querySelector(sel);
+    if (hit) return hit;
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
+  }
+  return null;
+};
+"""
+
+
+def app_module(name: str) -> ModuleType:
+    """Import the app's module ``name`` (a key of APP_MODULES) in this process."""
+    return importlib.import_module(APP_MODULES[name])
+
+
+def app_file(name: str) -> str:
+    """The source file of the app's module ``name``, relative to the checkout (for messages)."""
+    return APP_MODULES[name].replace(".", "/") + ".py"
+
+
+def server_code(template: str, **values: object) -> str:
+    """Python code for ``python -c``: ``$server`` etc. become APP_MODULES' paths, and
+    ``$key`` each of ``values``."""
+    return string.Template(template).substitute(APP_MODULES, **{k: str(v) for k, v in
+                                                               values.items()})
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def server_env(root: Path = ROOT, **extra: str) -> dict[str, str]:
+    """The environment of a server started from the source tree ``root``."""
+    env = {**os.environ, "PYTHONPATH": str(root), **extra}
+    env.pop("BOKEH_RESOURCES", None)
+    return env
+
+
+def start_server(code: str, port: int, *, ready_path: str = "/lab",
+                 env: Mapping[str, str] | None = None, name: str = "server"
+                 ) -> subprocess.Popen[bytes]:
+    """Run ``code`` (``python -c``) from this checkout, output discarded; returns once
+    ``ready_path`` answers on ``port`` (exits the script when it never does)."""
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
+                            env=server_env(**dict(env or {})), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{ready_path}", timeout=5):
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit(f"{name} did not start")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def pct(values: list[float], q: float) -> float:
+    """The ``q`` quantile (linear interpolation between order statistics); nan when empty."""
+    if not values:
+        return math.nan
+    s = sorted(values)
+    k = (len(s) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def summary(name: str, xs: list[float], width: int = 34) -> str:
+    """One line: n, median, p95 and max of ``xs`` (milliseconds)."""
+    if not xs:
+        return f"{name:<{width}} no samples"
+    return (f"{name:<{width}} n={len(xs):>3}  median {statistics.median(xs):7.1f} ms  "
+            f"p95 {pct(xs, 0.95):7.1f} ms  max {max(xs):7.1f} ms")
