@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 from app import cdf_upload
 from dpcore import accounting
 from dpcore.cdf import CDFEstimate, Release, estimate, legendre
-from dpcore.cdf._common import clip_data
+from dpcore.cdf.common import clip_data
 from dpcore.cdf.datasets import REAL, SYNTHETIC, load_real, population_cdf, sample
 from dpcore.cdf.metrics import Distances
 from dpcore.cdf.quantiles import estimate_aq

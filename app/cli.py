@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import NoReturn
 
 from app.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
-from dpcore import _validate as validate
+from dpcore import validate
 from dpcore import certify as certify_mod
 from dpcore import queries
 from dpcore.errors import DPError
@@ -101,10 +101,10 @@ def _calibrate(args: argparse.Namespace) -> int:
         sens_f = Fraction(validate.real_scalar("sensitivity", args.sensitivity, lo=0.0))
     eps = validate.real_scalar("epsilon", args.eps, lo=0.0)
     claim = certify_mod.Claim.parse(args.delta)
-    sigma, status, log10_sigma = certify_mod._exact_sigma(eps, claim, sens_f)
+    sigma, status, log10_sigma = certify_mod.exact_sigma(eps, claim, sens_f)
     if status in ("overflow", "underflow"):  # the smallest sigma is not a double: say so
         raise DPError(f"sigma_{status}", log10=f"{log10_sigma:.4f}")
-    classic, proven = certify_mod._classic(eps, claim, sens_f)
+    classic, proven = certify_mod.classic_sigma(eps, claim, sens_f)
     sens = float(sens_f)
     sens_text = (certify_mod.sci_from_log10(
         math.log10(sens_f.numerator) - math.log10(sens_f.denominator))

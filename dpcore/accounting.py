@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from scipy import optimize
 
-from dpcore import _validate as v
+from dpcore import validate as v
 from dpcore import gaussian
 
 __all__ = [

@@ -22,11 +22,12 @@ from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import Any
 
-from dpcore import _validate as v
+from dpcore import validate as v
 from dpcore import gaussian, queries
 from dpcore.errors import DPError, fmt_value
 
-__all__ = ["REASONS", "VERDICTS", "Certification", "Claim", "certify"]
+__all__ = ["REASONS", "VERDICTS", "Certification", "Claim", "certify", "classic_sigma",
+           "exact_sigma", "sci_from_log10"]
 
 #: Reason keys (the UI and CLI translate them through their message catalogues).
 REASONS = ("zero_sensitivity", "claim_covers", "claim_too_small", "claim_zero_positive_delta",
@@ -193,7 +194,7 @@ def _ratio_parts(eps: float, hf: Fraction) -> tuple[float, float, float, float]:
         r = float(Fraction(eps) / hf)
     except OverflowError:
         r = math.inf
-    if h >= gaussian._TINY_H:
+    if h >= gaussian.TINY_H:
         theta = abs(float((hf - Fraction(h)) / hf))
         return h, r, math.log(h), theta
     # h is only used additively there (h/2 next to eps/h, the Gauss-Legendre nodes): its
@@ -247,8 +248,8 @@ def certify(
     DPError (a ValueError) naming the parameter.
 
     Verdict (conservative): with ld the double evaluation of ln delta for the exact
-    h = sensitivity/sigma and E = gaussian._error_bound + |d ln delta/d ln h| theta (theta the
-    rounding of h as a double), the exact ln delta lies in [ld - E, ld + E]; with lc the claim's
+    h = sensitivity/sigma and E the error bound of :func:`dpcore.gaussian.evaluate` widened by
+    |d ln delta/d ln h| theta (theta the rounding of h as a double), the exact ln delta lies in [ld - E, ld + E]; with lc the claim's
     ln and e_c its rounding bound, "pass" iff lc - e_c >= ld + E, "fail" iff lc + e_c < ld - E.
     E is ~1e-15 to 1e-14 times max(1, |ln delta|), so a claim 1e-12 above the exact delta
     passes. In between, the exact delta is computed at 40+ digits (mpmath) and compared; if the
@@ -258,7 +259,7 @@ def certify(
     ``pure_dp_possible`` (only when the sensitivity is 0: the privacy loss of two different
     Gaussians is unbounded).
     """
-    q = queries._query(query)
+    q = queries.check_query(query)
     nn = v.integer("n", n, lo=1)
     b = v.real_scalar("B", B, lo=0.0, lo_open=True)
     s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
@@ -278,11 +279,10 @@ def certify(
     else:
         hf = sens_f / Fraction(s)
         h, r, log_h, theta = _ratio_parts(e, hf)
-        p = gaussian._core(e, h, r, log_h)
-        gaussian._check_finite_result(p.log_delta)
-        ld = p.log_delta
-        err = gaussian._bounded(p, theta)
-        lo_b, hi_b = ld - err, ld + err
+        ev = gaussian.evaluate(e, h, eps_over_h=r, log_h=log_h, theta_h=theta)
+        gaussian.check_log_delta(ev.log_delta)
+        ld = ev.log_delta
+        lo_b, hi_b = ev.lo, ev.hi
         if claim.log10 == -math.inf:
             verdict, reason = "fail", "claim_zero_positive_delta"
         elif claim.log10 >= 0.0:  # delta <= 1 for every mechanism
@@ -295,15 +295,15 @@ def certify(
                 verdict = "fail"
             else:
                 decided_by = "mpmath"
-                lost10 = (p.log_p0 - p.log_delta) * _LOG10_E if p.path == "C" else 2.0
+                lost10 = (ev.log_p0 - ev.log_delta) * _LOG10_E if ev.path == "C" else 2.0
                 exact, required_text = _exact_verdict(e, hf, claim, lost10)
                 verdict = exact if exact is not None else "too_close"
             reason = {"pass": "claim_covers", "fail": "claim_too_small",
                       "too_close": "too_close_to_call"}[verdict]
     required = math.exp(ld) if positive else 0.0
     err_fig = gaussian.noise_errors(s)
-    classic_s, classic_ok = _classic(e, claim, sens_f)
-    exact_sigma, status, log10_sigma = _exact_sigma(e, claim, sens_f)
+    classic_s, classic_ok = classic_sigma(e, claim, sens_f)
+    exact_s, status, log10_sigma = exact_sigma(e, claim, sens_f)
     return Certification(
         query=q,
         n=nn,
@@ -326,7 +326,7 @@ def certify(
         unit=queries.unit_key(q),
         classic_sigma=classic_s,
         classic_proven=classic_ok,
-        exact_sigma=exact_sigma,
+        exact_sigma=exact_s,
         verdict=verdict,
         decided_by=decided_by,
         claimed_text=claim.text,
@@ -342,9 +342,12 @@ def certify(
     )
 
 
-def _classic(eps: float, claim: Claim, sens_f: Fraction) -> tuple[float, bool]:
-    """The classic sigma = sqrt(2 ln(1.25/delta)) Delta/eps (Dwork & Roth 2014, Thm A.1), from
-    the claim's log (so 1e-400 works) and the exact Delta; proven only for 0 < eps < 1."""
+def classic_sigma(eps: float, claim: Claim, sens_f: Fraction) -> tuple[float, bool]:
+    """(sigma, proven): the classic sigma = sqrt(2 ln(1.25/delta)) Delta/eps (Dwork & Roth 2014,
+    Thm A.1; docs/math.md#classic-bound) from the claim's log (so 1e-400 works) and the exact
+    Delta ``sens_f`` >= 0; proven only for 0 < eps < 1. Delta = 0 gives 0.0; eps = 0 or a claim
+    of 0 (with Delta > 0) gives inf, as does a sigma beyond the double range. ``eps`` >= 0 is
+    taken as validated (certify and the CLI check it first)."""
     proven = 0.0 < eps < 1.0
     if sens_f == 0:
         return 0.0, proven
@@ -358,9 +361,14 @@ def _classic(eps: float, claim: Claim, sens_f: Fraction) -> tuple[float, bool]:
         return math.inf, proven
 
 
-def _exact_sigma(eps: float, claim: Claim, sens_f: Fraction) -> tuple[float, str, float]:
-    """(smallest sigma meeting the claim, status, its log10) for the exact Delta; conservative:
-    sigma >= Delta / h* exactly, h* from gaussian.calibrate_h."""
+def exact_sigma(eps: float, claim: Claim, sens_f: Fraction) -> tuple[float, str, float]:
+    """(smallest sigma meeting the claim, status, its log10) for the exact Delta ``sens_f``;
+    conservative: sigma >= Delta / h* exactly, h* from :func:`dpcore.gaussian.calibrate_h`.
+
+    Status (as :attr:`Certification.exact_sigma_status`): "ok"; "not_needed" (Delta = 0 or a
+    claim >= 1: sigma 0.0); "no_finite_sigma" (a claim of 0: inf); "overflow" / "underflow" (the
+    smallest sigma is not a normal double: inf / 0.0, and the log10 says where it is).
+    ``eps`` >= 0 is taken as validated (certify and the CLI check it first)."""
     if sens_f == 0 or claim.log10 >= 0.0:
         return 0.0, "not_needed", -math.inf
     if claim.log10 == -math.inf:
@@ -370,7 +378,7 @@ def _exact_sigma(eps: float, claim: Claim, sens_f: Fraction) -> tuple[float, str
         h = gaussian.calibrate_h(eps, lc - ec)
     except DPError:  # even the smallest double h is too large: sigma beyond any double
         log10 = (math.log(sens_f.numerator) - math.log(sens_f.denominator)
-                 - (lc + gaussian._LOG_SQRT_2PI)) / _LN10
+                 - (lc + gaussian.LOG_SQRT_2PI)) / _LN10
         return (math.inf, "overflow", log10)
     sf = sens_f / Fraction(h)
     log10 = (math.log(sf.numerator) - math.log(sf.denominator)) / _LN10

@@ -51,22 +51,32 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special as sc
 from scipy.stats import norm
 
-from dpcore import _validate as v
+from dpcore import validate as v
 from dpcore.errors import DPError
 
 __all__ = [
+    "CF_FROM",
+    "H_OVER_X",
+    "LOG_SQRT_2PI",
+    "PATHS",
+    "Q_DIRECT",
+    "TINY_H",
+    "Z95",
     "ClassicBound",
+    "Evaluation",
     "NoiseErrors",
     "WorstEvent",
     "boundary",
     "calibrate_h",
     "calibrate_sigma",
     "calibrate_sigma_log",
+    "check_log_delta",
     "classic_log_delta",
     "classic_sigma",
     "delta",
     "densities",
     "epsilon",
+    "evaluate",
     "laplace_delta",
     "laplace_log_delta",
     "log_delta",
@@ -82,21 +92,33 @@ _U = 2.0**-53  # unit roundoff of a double
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT2 = 1.0 / _SQRT2
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+#: ln sqrt(2 pi): ln phi(z) = -z^2/2 - LOG_SQRT_2PI.
+LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_LOG_SQRT_2PI = LOG_SQRT_2PI
 _LN2 = math.log(2.0)
 _MIN_NORMAL = 2.2250738585072014e-308
 _MAX = 1.7976931348623157e308
 Z95 = float(sc.ndtri(0.975))  # 1.959963984540054: 95 % of N(0, 1) lies within +-Z95
 
-# Below this h the scalar path keeps ln h and eps/h exactly (h itself may be subnormal), and the
-# vectorised path hands such elements to it.
-_TINY_H = 2.0**-1000
-# The direct formulas are used while the subtracted part is at most _Q_DIRECT of the whole
-# (rounding errors amplified at most 5x; the integral path is more accurate, and this keeps
-# the proven error bound, hence every margin, small). For x >= 4 the split is made without
-# erfcx: h >= 0.034 x gives dl >= g(4) ln(1.034) = 0.0300, so q <= 0.9704 (amplification 34).
-_Q_DIRECT = 0.8
-_H_OVER_X = 0.034
+#: Below this h the scalar path keeps ln h and eps/h exactly (h itself may be subnormal), and
+#: the vectorised path hands such elements to it; a dl at or below it takes the series
+#: ln(1 - e^-dl) = ln dl - dl/2 (docs/math.md#tiny-h).
+TINY_H = 2.0**-1000
+#: The direct formulas (paths A and B) are used while the subtracted part is at most Q_DIRECT of
+#: the whole (rounding errors amplified at most 5x; the integral path is more accurate, and this
+#: keeps the proven error bound, hence every margin, small; docs/math.md#three-paths).
+Q_DIRECT = 0.8
+#: For x >= CF_FROM the A/C split is made without erfcx: h >= H_OVER_X x gives
+#: dl >= g(4) ln(1.034) = 0.0300, so q <= 0.9704 (amplification at most 34).
+H_OVER_X = 0.034
+#: Where m(u) switches from its direct formula to the continued fraction (DLMF 7.9.3), and where
+#: the A/C split switches from q <= Q_DIRECT to h >= H_OVER_X x.
+CF_FROM = 4.0
+#: The paths of :func:`evaluate`: "A", "B", "C" and "out" (ln delta below the double range).
+PATHS = ("A", "B", "C", "out")
+_TINY_H = TINY_H
+_Q_DIRECT = Q_DIRECT
+_H_OVER_X = H_OVER_X
 # Accuracy of the building blocks, relative, used by the error bound: twice the worst error
 # measured against mpmath (tests/reference/make_conservative_reference.py prints both).
 _THETA_ERFCX = 16 * _U
@@ -120,7 +142,7 @@ _RULES_U = (2, 3, 4, 8, 8)
 _RULES_V = (1, 2, 3, 4, 8)
 _NRULES = 5
 _POLE_RE, _POLE_IM = -1.916, 2.816  # nearest pole of m, u = sqrt2 * (first zero of erfc)
-_CF_FROM = 4.0
+_CF_FROM = CF_FROM
 # Continued-fraction depth per range of u (upper limit, depth): the truncation error is below
 # 1e-17 relative in each range (checked against mpmath at 50 digits on a fine grid:
 # tests/reference/make_conservative_reference.py). Shared by the vector and scalar paths.
@@ -359,9 +381,14 @@ def _error_bound_first_order(p: _Parts) -> float:
     return e_p0 + shift + damp * eps_dl + tail_err + u * abs(ld)
 
 
-def _check_finite_result(log_d: FloatOrArray) -> None:
+def check_log_delta(log_d: FloatOrArray) -> None:
+    """Raise DPError ``ln_delta_below_range`` when ``log_d`` (a float or an array of them) holds
+    -inf or NaN, i.e. a ln delta below -1.8e308 (path "out" of :func:`evaluate`)."""
     if np.any(np.isneginf(log_d)) or np.any(np.isnan(log_d)):
         raise DPError("ln_delta_below_range")
+
+
+_check_finite_result = check_log_delta
 
 
 def _ratio(eps: float, d: float, s: float) -> tuple[float, float, float]:
@@ -541,6 +568,97 @@ def _slope_h(p: _Parts) -> float:
 def _bounded(p: _Parts, theta_h: float) -> float:
     """Error bound of p.log_delta for an exact h that differs from p.h by theta_h relative."""
     return _error_bound(p) + _slope_h(p) * theta_h * 1.01
+
+
+# --------------------------------------------------------------------------------------------
+# One evaluation with its proven error interval (the interface dpcore.certify uses)
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Evaluation:
+    """One scalar evaluation of ln delta(eps; h) and a proven interval around it.
+
+    ``h`` is the double the arithmetic used (it may be subnormal, or 0.0 when the exact h is
+    below the double range: ``log_h`` and ``eps_over_h`` then carry the exact values);
+    ``a`` = h/2 - eps/h; ``log_p0`` = ln Phi(a); ``log_p1_scaled`` = ln(e^eps Phi(c)),
+    c = -h/2 - eps/h; ``log_delta`` = ln(Phi(a) - e^eps Phi(c)), -inf on path "out".
+    ``path`` is the formula used (docs/math.md#three-paths): "A" (a <= 0, direct difference),
+    "B" (a > 0, 1 - delta as a sum), "C" (the integral of m) or "out" (ln delta below -1.8e308).
+    ``q`` is the path's cancellation measure: A the ratio R(x+h)/R(x), B s = 1 - delta, C
+    dl = ln R(x) - ln R(x+h). ``nodes`` is the Gauss-Legendre rule's number of points and
+    ``cf_depth`` the continued fraction's depth (0 when m is evaluated directly), both 0 off
+    path C. ``error`` is a proven bound of |log_delta - exact ln delta| for the exact inputs
+    (docs/math.md#error-bound), widened by ``theta_h`` (see :func:`evaluate`); 0.0 on "out".
+    """
+
+    eps: float
+    h: float
+    eps_over_h: float
+    log_h: float
+    a: float
+    log_p0: float
+    log_p1_scaled: float
+    log_delta: float
+    path: str
+    q: float
+    nodes: int
+    cf_depth: int
+    error: float
+
+    @property
+    def lo(self) -> float:
+        """Lower end of the interval that contains the exact ln delta."""
+        return self.log_delta - self.error
+
+    @property
+    def hi(self) -> float:
+        """Upper end of the interval that contains the exact ln delta."""
+        return self.log_delta + self.error
+
+
+def _rule_taken(x: float, h: float) -> tuple[int, int]:
+    """(Gauss-Legendre points, continued-fraction depth) that path C of :func:`_core` uses."""
+    hh = 0.5 * h
+    if x < _CF_FROM:
+        return _rule_u(hh / _pole_distance(x + hh)), 0
+    return _rule_v(math.log1p(h / x), x), _cf_depth(x)
+
+
+def evaluate(eps: float, h: float, *, eps_over_h: float | None = None,
+             log_h: float | None = None, theta_h: float = 0.0) -> Evaluation:
+    """ln delta(eps; h) of the Gaussian mechanism, h = sensitivity/sigma, with its proven error
+    interval and the path taken (Balle & Wang 2018, Thm 8; docs/math.md#three-paths).
+
+    Domain: eps >= 0 finite, h >= 0 finite. ``eps_over_h`` and ``log_h`` default to eps/h and
+    ln h from the double h (then h > 0); a caller that knows h exactly (as a rational, say)
+    passes them rounded once from the exact value, which keeps the result right where h is
+    subnormal or below the double range (h = 0.0 is then allowed); eps_over_h may be +inf (the
+    result is then path "out"). ``theta_h`` >= 0: a bound on the relative difference between
+    the double h and the exact h; the error bound is widened by |d ln delta/d ln h| theta_h
+    (times 1.01). Bad input: DPError naming the parameter.
+    Never raises for a value below the double range: that is path "out" with log_delta = -inf
+    (:func:`check_log_delta` turns it into the keyed error). Accuracy: error is typically 1e-15
+    to 1e-14 of max(1, |ln delta|) and is at least twice the measured error (10,000 points
+    against mpmath, tests/dpcore/test_gaussian_transitions.py and tests/test_hardening_core.py).
+    """
+    e = v.real_scalar("epsilon", eps, lo=0.0)
+    hd = v.real_scalar("h", h, lo=0.0)
+    th = v.real_scalar("theta_h", theta_h, lo=0.0)
+    if eps_over_h is None or log_h is None:
+        hd = v.real_scalar("h", hd, lo=0.0, lo_open=True)
+    if eps_over_h is None:
+        r = e / hd
+    else:
+        r = float(eps_over_h)
+        if not r >= 0.0:  # NaN or negative (+inf is allowed)
+            v.real_scalar("eps/h", r, lo=0.0)
+    lh = math.log(hd) if log_h is None else v.real_scalar("ln h", log_h)
+    p = _core(e, hd, r, lh)
+    if p.path == "out":
+        return Evaluation(e, hd, r, lh, p.a, p.log_p0, p.log_p1s, p.log_delta, p.path, p.q, 0, 0,
+                          0.0)
+    nodes, depth = _rule_taken(-p.a, hd) if p.path == "C" else (0, 0)
+    return Evaluation(e, hd, r, lh, p.a, p.log_p0, p.log_p1s, p.log_delta, p.path, p.q, nodes,
+                      depth, _bounded(p, th))
 
 
 # --------------------------------------------------------------------------------------------

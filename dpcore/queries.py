@@ -20,12 +20,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpcore import _validate as v
+from dpcore import validate as v
 from dpcore.errors import DPError, fmt_value
 
 __all__ = [
     "COUNT_THRESHOLD_FRACTION",
     "QUERIES",
+    "check_query",
     "local_difference",
     "log10_sensitivity",
     "neighbour",
@@ -41,7 +42,8 @@ QUERIES: tuple[str, ...] = ("sum", "mean", "count", "const")
 COUNT_THRESHOLD_FRACTION = 0.5
 
 
-def _query(query: str) -> str:
+def check_query(query: object) -> str:
+    """``query`` itself when it is one of :data:`QUERIES`; DPError ``query`` otherwise."""
     if not isinstance(query, str) or query not in QUERIES:
         raise DPError("query", choices=", ".join(QUERIES), value=fmt_value(query))
     return query
@@ -68,7 +70,7 @@ def sensitivity(query: str, n: int, B: float) -> float:
 
 def sensitivity_exact(query: str, n: int, B: float) -> Fraction:
     """The global sensitivity as an exact rational (B and n are exact; B/n is not rounded)."""
-    q = _query(query)
+    q = check_query(query)
     nn = v.integer("n", n, lo=1)
     b = _bound(B)
     if q == "sum":
@@ -88,7 +90,7 @@ def log10_sensitivity(query: str, n: int, B: float) -> float:
 
 def value(query: str, data: Sequence[float], B: float) -> float:
     """f(D) for a dataset whose length is the public n and whose values lie in [0, B]."""
-    q = _query(query)
+    q = check_query(query)
     b = _bound(B)
     arr = _data(data, b)
     if q == "sum":
@@ -105,7 +107,7 @@ def worst_pair(query: str, n: int, B: float) -> tuple[list[float], list[float]]:
 
     D is all zeros; D' replaces the first record by B. For const every pair is worst (Delta = 0).
     """
-    _query(query)
+    check_query(query)
     nn = v.integer("n", n, lo=1)
     b = _bound(B)
     d = [0.0] * nn
@@ -141,4 +143,4 @@ def local_difference(
 
 def unit_key(query: str) -> str:
     """Message-catalogue key of the query's unit (sum units, mean units, records, none)."""
-    return _query(query)
+    return check_query(query)

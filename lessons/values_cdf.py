@@ -16,13 +16,13 @@ import numpy as np
 
 from dpcore import accounting, gaussian
 from dpcore.cdf import METHODS, auto_plan, estimate, legendre, pp
-from dpcore.cdf._common import GRID_SIZE
+from dpcore.cdf.common import GRID_SIZE
 from dpcore.cdf.datasets import load_real, population_cdf, sample
 from dpcore.cdf.hist import auto_bins
 from dpcore.cdf.isotonic import isotonic
 from dpcore.cdf.metrics import Distances, distances, ecdf
 from dpcore.cdf.quantiles import levels
-from lessons._fmt import sci, sci_tex, sig, tex
+from lessons.fmt import sci, sci_tex, sig, tex
 
 DATA_SEED = 1
 NOISE_SEED = 1

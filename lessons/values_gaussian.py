@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from dpcore import accounting, certify, gaussian, queries
-from lessons._fmt import fixed, rounded, sci, sci_exact, sci_tex, sig, tex
+from lessons.fmt import fixed, rounded, sci, sci_exact, sci_tex, sig, tex
 
 LN10 = math.log(10)
 

@@ -10,7 +10,7 @@ from scipy import stats
 
 from dpcore import gaussian
 from dpcore.cdf import estimate, legendre, pp
-from dpcore.cdf._common import clip_data
+from dpcore.cdf.common import clip_data
 
 
 def test_l2_sensitivity_is_exactly_one_over_n_at_worst_pair() -> None:

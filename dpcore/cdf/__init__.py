@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 
 from dpcore import gaussian
 from dpcore.cdf import pp
-from dpcore.cdf._common import CDFEstimate, Release, check_privacy, clip_data, make_rng
+from dpcore.cdf.common import CDFEstimate, Release, check_privacy, clip_data, make_rng
 from dpcore.cdf.hist import auto_bins, estimate_hq
 from dpcore.cdf.mp import estimate_mp
 from dpcore.cdf.quantiles import estimate_aq

@@ -23,9 +23,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.interpolate import PchipInterpolator
 
-from dpcore import _validate as v
+from dpcore import validate as v
 from dpcore import gaussian
-from dpcore.cdf._common import (
+from dpcore.cdf.common import (
     GRID_SIZE,
     CDFEstimate,
     Release,

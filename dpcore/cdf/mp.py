@@ -46,10 +46,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import interpolate, special
 
-from dpcore import _validate as v
+from dpcore import validate as v
 from dpcore import accounting
 from dpcore.cdf import legendre, pp
-from dpcore.cdf._common import CDFEstimate, FloatArray, check_privacy, clip_data, make_rng
+from dpcore.cdf.common import CDFEstimate, FloatArray, check_privacy, clip_data, make_rng
 
 FINE = 8193  # quadrature nodes for the atoms' Legendre coefficients
 FAMILIES = ("legendre", "bspline", "normal")

@@ -50,10 +50,10 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcore import _validate as v
+from dpcore import validate as v
 from dpcore import gaussian
 from dpcore.cdf import legendre
-from dpcore.cdf._common import (
+from dpcore.cdf.common import (
     GRID_SIZE,
     CDFEstimate,
     Clipped,

@@ -31,8 +31,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcore import _validate as v
-from dpcore.cdf._common import (
+from dpcore import validate as v
+from dpcore.cdf.common import (
     GRID_SIZE,
     CDFEstimate,
     FloatArray,

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from dpcore import accounting
 from dpcore.cdf import pp
-from dpcore.cdf._common import (
+from dpcore.cdf.common import (
     CDFEstimate,
     FloatArray,
     Release,
