@@ -193,10 +193,55 @@ def load(lesson: str, lang: str) -> Lesson:
                   sections, examples, exercises, quiz, terms)
 
 
+TERMS_PATH = LESSON_DIR / "terms.toml"
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One entry of ``lessons/terms.toml``: the one term per language, its gloss, and the
+    variants the course does not use (regular expressions, checked by tests/test_terms.py)."""
+
+    id: str
+    terms: dict[str, str]
+    glosses: dict[str, str]
+    rejected: dict[str, tuple[str, ...]]
+    tooltip: bool
+
+
+@cache
+def concepts() -> tuple[Concept, ...]:
+    """The terminology table ``lessons/terms.toml`` (raw: glosses not filled in)."""
+    with TERMS_PATH.open("rb") as fh:
+        raw = tomllib.load(fh)
+    out = []
+    for c in raw.get("concept", []):
+        out.append(Concept(
+            c["id"], {lang: c[lang] for lang in LANGS},
+            {lang: c[f"gloss_{lang}"] for lang in LANGS},
+            {lang: tuple(c.get(f"reject_{lang}", [])) for lang in LANGS},
+            bool(c.get("tooltip", False))))
+    ids = [c.id for c in out]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        raise ValueError(f"lessons/terms.toml: concept ids defined twice: {sorted(dup)}")
+    return tuple(out)
+
+
 @cache
 def glossary(lang: str) -> dict[str, Term]:
-    """Every term of every lesson in ``lang`` (ids unique across lessons)."""
+    """Every glossary term in ``lang``: the ``tooltip`` concepts of ``lessons/terms.toml``
+    (name = the concept's term, tip = its gloss, values filled in), then any ``[[term]]``
+    table of a lesson file (ids unique across both)."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    vals: dict[str, str] = {}
+    for lesson in LESSONS:
+        vals.update(values(lesson))
     out: dict[str, Term] = {}
+    for c in concepts():
+        if c.tooltip:
+            out[c.id] = Term(c.id, c.terms[lang],
+                             fill(c.glosses[lang], vals, f"terms.toml {c.id}"))
     for lesson in LESSONS:
         if not source_path(lesson, lang).exists():
             continue

@@ -85,6 +85,103 @@ def _ks_ecdf(x: np.ndarray, cdf: object) -> float:
     return float(max(np.max(i / n - f), np.max(f - (i - 1) / n)))
 
 
+# The bin rule of dpcore.cdf.hist.auto_bins, as both languages print it.  _section1 checks that
+# the formula reproduces auto_bins, so the text cannot drift from the code.
+BINS_RULE = (16.0, 1000.0, 0.35)
+LOW_EPS = 0.1
+LOW_SEEDS = 20
+LOW_BINS = (32, 128)
+
+
+def _check_bins_rule() -> None:
+    a, ref, p = BINS_RULE
+    for n, eps in ((1000, 1.0), (10_000, 0.1), (944, 1.0), (1000, 0.5), (5000, 0.2)):
+        m = int(np.clip(round(a * (n * eps / ref) ** p), 4, 256))
+        if m != auto_bins(n, eps):
+            raise ArithmeticError(f"the lesson's bin rule disagrees with auto_bins at n={n}")
+
+
+def _which(a: Distances, b: Distances) -> tuple[list[str], list[str]]:
+    """Metrics where ``a`` is below ``b`` (Korean and English names)."""
+    names = (("ks", "KS", "KS"), ("w1", "$W_1$", "$W_1$"), ("energy", "에너지 거리", "energy"))
+    lower = [(ko, en) for key, ko, en in names if getattr(a, key) < getattr(b, key)]
+    return [k for k, _ in lower], [e for _, e in lower]
+
+
+def _join(items: list[str], lang: str) -> str:
+    if not items:
+        return "없음" if lang == "ko" else "none"
+    if len(items) == 1:
+        return items[0]
+    if lang == "ko":
+        return ", ".join(items[:-1]) + "과 " + items[-1] if len(items) == 2 else \
+            ", ".join(items[:-1]) + ", " + items[-1]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _section1(v: dict[str, str], x: np.ndarray, ref: object, sigma: float, sigma_unit: float,
+              mu1: float, trunc: np.ndarray, noise: np.ndarray) -> None:
+    """Values for the corrections of issue 18, section 1 (CDF lesson)."""
+    from dpcore.cdf import mp
+
+    _check_bins_rule()
+    a, r, p = BINS_RULE
+    v["bins_rule_tex"] = f"{a:g}\\,(n\\varepsilon/{r:g})^{{{p:g}}}"
+    v["bins_1000"] = str(auto_bins(1000, 1.0))
+
+    # where the truncation error first falls below the noise term (ex-degree)
+    below = np.nonzero(trunc < noise)[0]
+    v["k_cross"] = str(int(below[0]))
+
+    # MP makes its own release (Legendre coefficients up to degree K_max), apart from pp's
+    v["mp_kmax"] = str(mp.K_MAX_DEFAULT)
+    v["mp_released"] = str(mp.K_MAX_DEFAULT + 1)
+
+    # ex-baselines, seed 1: which metrics the 32-bin histogram wins against pp (automatic)
+    est_pp = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="pp",
+                      rng=_noise_rng(), degree="auto")
+    est_hq = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="hq", rng=_noise_rng())
+    d_pp = distances(est_pp, ref, 0.0, 1.0)
+    d_hq = distances(est_hq, ref, 0.0, 1.0)
+    hq_ko, hq_en = _which(d_hq, d_pp)
+    pp_ko, pp_en = _which(d_pp, d_hq)
+    v["bl_hq_wins_ko"], v["bl_hq_wins_en"] = _join(hq_ko, "ko"), _join(hq_en, "en")
+    v["bl_pp_wins_ko"], v["bl_pp_wins_en"] = _join(pp_ko, "ko"), _join(pp_en, "en")
+
+    # low eps on the bimodal shape: the ranking of PP and the histogram hinges on the bin count
+    # (mean KS and W1 over LOW_SEEDS seeds, fresh sample and noise per seed, n = 10,000)
+    rows: dict[str, list[Distances]] = {"pp": [], **{f"hq{m}": [] for m in LOW_BINS}}
+    for seed in range(LOW_SEEDS):
+        xs = sample("bimodal", N, _data_rng(seed))
+        rows["pp"].append(distances(estimate(xs, bounds=(0.0, 1.0), eps=LOW_EPS, delta=DELTA,
+                                             method="pp", degree="auto", rng=_noise_rng(seed)),
+                                    ref, 0.0, 1.0))
+        for m in LOW_BINS:
+            est = estimate(xs, bounds=(0.0, 1.0), eps=LOW_EPS, delta=DELTA, method="hq",
+                           bins=m, interpolation="linear", rng=_noise_rng(seed))
+            rows[f"hq{m}"].append(distances(est, ref, 0.0, 1.0))
+    for key, ds in rows.items():
+        v[f"low_{key}_ks"] = sig(float(np.mean([d.ks for d in ds])), 2)
+        v[f"low_{key}_w1"] = sig(float(np.mean([d.w1 for d in ds])), 2)
+    v["low_eps"] = sig(LOW_EPS)
+    v["low_seeds"] = str(LOW_SEEDS)
+    v["low_bins_small"], v["low_bins_large"] = (str(m) for m in LOW_BINS)
+    v["low_neps"] = sig(N * LOW_EPS)
+
+    # local DP: every person adds their own noise (sensitivity 1 per person), the curator
+    # averages n noisy vectors: sd sigma_1 / sqrt(n) per coefficient, vs sigma_1 / n centrally
+    local_sd = sigma_unit / math.sqrt(N)
+    _both(v, "local_sd", local_sd)
+    v["local_ratio"] = sig(local_sd / sigma, 3)
+
+    # one person in several batches / sites: J Gaussian releases compose to sqrt(J) mu (GDP)
+    j = 5
+    mu_j = accounting.gdp_compose([mu1] * j)
+    v["multi_j"] = str(j)
+    v["multi_mu"] = sig(mu_j, 4)
+    v["multi_eps"] = sig(accounting.gdp_epsilon(DELTA, mu_j), 4)
+
+
 def values() -> dict[str, str]:
     v: dict[str, str] = {}
 
@@ -244,6 +341,8 @@ def values() -> dict[str, str]:
     _metrics(v, "anes_pp", distances(est_rp, ref_r, lo, hi))
     v["anes_clipped"] = str(est_r.release.n_clipped)
     _both(v, "anes_sigma", gaussian.calibrate_sigma(EPS, DELTA, 1.0 / xr.size))
+
+    _section1(v, x, ref, sigma, sigma_unit, mu1, trunc, noise)
 
     # quiz: n = 1000, eps = 0.5 falls below the histogram threshold
     plan_q = auto_plan(1000, 0.5, DELTA)
