@@ -22,20 +22,31 @@ reqid, num_buffers), metadata JSON, content JSON, then for each buffer a JSON ``
 frame followed by one binary frame. :class:`Assembler` and :func:`encode` implement exactly
 that framing (unit-tested in tests/test_wsclient.py).
 
+This is the one protocol-level client of the project: the load benchmark drives
+:class:`LabTab`; the deployment tests (tests/test_serve_prod.py, which find this module through
+tests/conftest.py) drive :class:`Tab` (any page: ``set(css_class, attr, value)``, then
+``wait_text``), :func:`get_page` (the balancer's affinity cookies) and the ``raw_*`` functions
+(a websocket on a plain socket that stops reading: the slow client). Both tab classes share
+:class:`Session` (messages in and out, replies matched to requests, pushes).
+
 Only the standard library and Tornado (a dependency of Bokeh) are used.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import html
 import json
 import math
 import re
+import socket
+import struct
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -191,6 +202,15 @@ def walk_models(obj: Any) -> Iterator[dict[str, Any]]:
             stack.extend(o)
 
 
+def models_by_class(doc: Any) -> dict[str, str]:
+    """css class -> id of the first model in ``doc`` that carries it."""
+    out: dict[str, str] = {}
+    for m in walk_models(doc):
+        for c in (m.get("attributes") or {}).get("css_classes") or []:
+            out.setdefault(str(c), str(m["id"]))
+    return out
+
+
 @dataclass
 class DocIndex:
     """What a tab needs to know about the pulled document."""
@@ -259,7 +279,7 @@ def same_number(shown: str, expected: float) -> bool:
 
 
 def eps_shown(slider_value: float) -> float:
-    """ε the card shows after the ε slider is released at ``slider_value`` (app/lab_page.py)."""
+    """ε the card shows after the ε slider is released at ``slider_value`` (app/lab/page.py)."""
     return round(slider_value, 4)
 
 
@@ -275,7 +295,7 @@ def sigma_shown(log10_value: float) -> float:
 class OpenTimes:
     """Seconds from the start of the page GET (perf_counter based)."""
 
-    card: float = math.nan  # the HTML's first card arrived (app/first_paint.py streams it)
+    card: float = math.nan  # the HTML's first card arrived (app/shell/first_paint.py streams it)
     html: float = math.nan  # HTML received (the server built the page)
     assets: float = math.nan  # scripts and style sheets received (when fetched)
     doc: float = math.nan  # PULL-DOC-REPLY received
@@ -298,12 +318,127 @@ class TabError(RuntimeError):
     pass
 
 
-class LabTab:
+class Session:
+    """One Bokeh websocket session: whole messages written one at a time, frames read into
+    messages, OK/ERROR answers matched to the request's future, every PATCH-DOC push handed to
+    :meth:`_on_push`."""
+
+    def __init__(self) -> None:
+        self.ws: Any = None
+        self._asm = Assembler()
+        self._replies: dict[str, asyncio.Future[Message]] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._write_lock = asyncio.Lock()
+        self.pushes = 0
+        self.bytes_in = 0
+        self.errors: list[str] = []
+        self.closed = False  # closed by this side
+        self.closed_by_server = False
+
+    async def _connect(self, request: Any, token: str, max_message_size: int,
+                       timeout: float | None = None) -> None:
+        """Open the websocket (subprotocols ``bokeh`` + token) and read the server's ACK."""
+        from tornado.websocket import websocket_connect
+
+        self.ws = await websocket_connect(request, subprotocols=["bokeh", token],
+                                          max_message_size=max_message_size)
+        read = self._read_message()
+        ack = await (read if timeout is None else asyncio.wait_for(read, timeout))
+        if ack.msgtype != "ACK":
+            raise TabError(f"expected ACK, got {ack.msgtype}")
+
+    async def _pull_doc(self, timeout: float | None = None) -> Message:
+        """PULL-DOC-REQ -> the PULL-DOC-REPLY (the whole document)."""
+        msgid, frames = encode("PULL-DOC-REQ", {})
+        await self._send(frames)
+
+        async def reply() -> Message:
+            while True:
+                msg = await self._read_message()
+                # The server may push changes before it answers (e.g. Panel's busy indicator
+                # when another session is busy); the pulled document already contains them.
+                if msg.msgtype != "PATCH-DOC":
+                    return msg
+
+        msg = await (reply() if timeout is None else asyncio.wait_for(reply(), timeout))
+        if msg.msgtype != "PULL-DOC-REPLY" or msg.reqid != msgid:
+            raise TabError(f"expected PULL-DOC-REPLY, got {msg.msgtype}")
+        return msg
+
+    async def _send(self, frames: list[str]) -> None:
+        # One message at a time: frames of two messages must not interleave (the reader
+        # loop answers Location changes while a student's move is being written).
+        async with self._write_lock:
+            for f in frames:
+                await self.ws.write_message(f)
+
+    async def _patch(self, events: list[dict[str, Any]]) -> asyncio.Future[Message]:
+        msgid, frames = encode("PATCH-DOC", {"events": events})
+        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._replies[msgid] = fut
+        await self._send(frames)
+        return fut
+
+    async def _read_message(self) -> Message:
+        while True:
+            frame = await self.ws.read_message()
+            if frame is None:
+                raise TabError("websocket closed by the server")
+            self.bytes_in += len(frame)
+            msg = self._asm.feed(frame)
+            if msg is not None:
+                return msg
+
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                msg = await self._read_message()
+                if msg.msgtype in ("OK", "ERROR"):
+                    fut = self._replies.pop(msg.reqid or "", None)
+                    if msg.msgtype == "ERROR":
+                        self.errors.append(msg.content_json[:200])
+                    if fut is not None and not fut.done():
+                        fut.set_result(msg)
+                elif msg.msgtype == "PATCH-DOC":
+                    self.pushes += 1
+                    await self._on_push(msg)
+        except (TabError, ProtocolError, asyncio.CancelledError) as exc:
+            if not self.closed and not isinstance(exc, asyncio.CancelledError):
+                self.closed_by_server = True
+                self.errors.append(str(exc))
+        except Exception as exc:  # a tab never takes the whole run down
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            for fut in self._replies.values():
+                if not fut.done():
+                    self._abandon(fut)
+
+    def _abandon(self, fut: asyncio.Future[Message]) -> None:
+        """A request the server will not answer any more (the reader stopped)."""
+        fut.cancel()
+
+    async def _on_push(self, msg: Message) -> None:
+        """A PATCH-DOC pushed by the server."""
+
+    async def close(self) -> None:
+        self.closed = True
+        if self.ws is not None:
+            self.ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            try:
+                await self._reader
+            except (asyncio.CancelledError, Exception):
+                pass
+
+
+class LabTab(Session):
     """One simulated browser tab on ``/lab``. Use ``await open()``, ``move()``, ``close()``."""
 
     def __init__(self, page_url: str, *, fetch_assets: bool = False, timeout: float = 60.0,
                  on_result: Callable[[Move], None] | None = None,
                  http_client: Any = None) -> None:
+        super().__init__()
         self.page_url = page_url
         self.fetch_assets = fetch_assets
         self.timeout = timeout
@@ -311,26 +446,16 @@ class LabTab:
         self._http = http_client
         self.times = OpenTimes()
         self.index: DocIndex | None = None
-        self.ws: Any = None
-        self._asm = Assembler()
-        self._replies: dict[str, asyncio.Future[Message]] = {}
         self._pending: list[Move] = []
-        self._reader: asyncio.Task[None] | None = None
         self.card: dict[str, str] | None = None
         self.sigma_log = 0.0
         self.eps = 1.0
-        self.pushes = 0
-        self.bytes_in = 0
-        self.errors: list[str] = []
-        self.closed = False
         self._built: asyncio.Future[float] | None = None
-        self._write_lock = asyncio.Lock()
         self._built_marker = ""
 
     # ---- opening ----------------------------------------------------------------------------
     async def open(self) -> OpenTimes:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
-        from tornado.websocket import websocket_connect
 
         http = self._http or AsyncHTTPClient()
         t0 = time.perf_counter()
@@ -375,21 +500,8 @@ class LabTab:
             self.times.assets = time.perf_counter() - t0
         req = HTTPRequest(ws_url(self.page_url), request_timeout=self.timeout,
                           connect_timeout=self.timeout, headers=headers)
-        self.ws = await websocket_connect(req, subprotocols=["bokeh", token],
-                                          max_message_size=200 * 1024 * 1024)
-        ack = await self._read_message()
-        if ack.msgtype != "ACK":
-            raise TabError(f"expected ACK, got {ack.msgtype}")
-        msgid, frames = encode("PULL-DOC-REQ", {})
-        await self._send(frames)
-        while True:
-            reply = await self._read_message()
-            # The server may push changes before it answers (e.g. Panel's busy indicator when
-            # another session is busy); the pulled document already contains them.
-            if reply.msgtype != "PATCH-DOC":
-                break
-        if reply.msgtype != "PULL-DOC-REPLY" or reply.reqid != msgid:
-            raise TabError(f"expected PULL-DOC-REPLY, got {reply.msgtype}")
+        await self._connect(req, token, 200 * 1024 * 1024)
+        reply = await self._pull_doc()
         self.times.doc = time.perf_counter() - t0
         self.times.doc_bytes = reply.size
         self.index = DocIndex.from_doc(reply.content["doc"])
@@ -435,54 +547,6 @@ class LabTab:
         await asyncio.gather(*waits)
         await asyncio.wait_for(self._built, self.timeout)
         return time.perf_counter() - t0
-
-    async def _send(self, frames: list[str]) -> None:
-        # One message at a time: frames of two messages must not interleave (the reader
-        # loop answers Location changes while a student's move is being written).
-        async with self._write_lock:
-            for f in frames:
-                await self.ws.write_message(f)
-
-    async def _patch(self, events: list[dict[str, Any]]) -> asyncio.Future[Message]:
-        msgid, frames = encode("PATCH-DOC", {"events": events})
-        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        self._replies[msgid] = fut
-        await self._send(frames)
-        return fut
-
-    async def _read_message(self) -> Message:
-        while True:
-            frame = await self.ws.read_message()
-            if frame is None:
-                raise TabError("websocket closed by the server")
-            self.bytes_in += len(frame)
-            msg = self._asm.feed(frame)
-            if msg is not None:
-                return msg
-
-    # ---- running ----------------------------------------------------------------------------
-    async def _read_loop(self) -> None:
-        try:
-            while True:
-                msg = await self._read_message()
-                if msg.msgtype in ("OK", "ERROR"):
-                    fut = self._replies.pop(msg.reqid or "", None)
-                    if msg.msgtype == "ERROR":
-                        self.errors.append(msg.content_json[:200])
-                    if fut is not None and not fut.done():
-                        fut.set_result(msg)
-                elif msg.msgtype == "PATCH-DOC":
-                    self.pushes += 1
-                    await self._on_push(msg)
-        except (TabError, ProtocolError, asyncio.CancelledError) as exc:
-            if not self.closed and not isinstance(exc, asyncio.CancelledError):
-                self.errors.append(str(exc))
-        except Exception as exc:  # a tab never takes the whole run down
-            self.errors.append(f"{type(exc).__name__}: {exc}")
-        finally:
-            for fut in self._replies.values():
-                if not fut.done():
-                    fut.cancel()
 
     async def _on_push(self, msg: Message) -> None:
         ix = self.index
@@ -556,13 +620,247 @@ class LabTab:
         await self._patch([model_changed(model, "value_throttled", value)])
         return m
 
-    async def close(self) -> None:
-        self.closed = True
-        if self.ws is not None:
-            self.ws.close()
-        if self._reader is not None:
-            self._reader.cancel()
+
+# ---------------------------------------------------------------------------------------------
+# any page, as the deployment tests drive it (behind scripts/serve-prod's balancer)
+# ---------------------------------------------------------------------------------------------
+# Affinity cookies set by scripts/serve-prod's HAProxy: dplab_w names a worker process,
+# dplab_b a backend host of a front balancer (DPLAB_ROLE=balancer).
+COOKIES = ("dplab_b", "dplab_w")
+
+
+def session_id(token: str) -> str:
+    """The Bokeh session id inside a (possibly unsigned) session token."""
+    payload = token.split(".")[0]
+    data = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    return str(data["session_id"])
+
+
+def cookie_header(cookies: dict[str, str]) -> str:
+    return "; ".join(f"{k}={v}" for k, v in cookies.items())
+
+
+class Page:
+    """The page GET: HTML, token, status, headers, the affinity cookies the balancer set."""
+
+    def __init__(self, status: int, headers: Any, body: str, cookies: dict[str, str]) -> None:
+        self.status, self.headers, self.body, self.cookies = status, headers, body, cookies
+        # The front-most affinity: the host for a front balancer, else the worker.
+        self.cookie = next((cookies[c] for c in COOKIES if c in cookies), None)
+        m = _TOKEN_RE.search(body)
+        self.token = m.group(1) if m else None
+        self.session_id = session_id(self.token) if self.token else None
+
+
+async def get_page(url: str, cookie: str | None = None, timeout: float = 60.0) -> Page:
+    """GET a page; ``cookie``: a worker name to be pinned to (the dplab_w cookie)."""
+    from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+
+    headers = {"Accept-Language": "en-US,en;q=0.9"}
+    sent = {"dplab_w": cookie} if cookie else {}
+    if sent:
+        headers["Cookie"] = cookie_header(sent)
+    req = HTTPRequest(url, headers=headers, request_timeout=timeout, follow_redirects=False)
+    try:
+        resp = await AsyncHTTPClient().fetch(req)
+    except HTTPClientError as exc:
+        if exc.response is None:
+            raise
+        resp = exc.response
+    got = dict(sent)
+    for raw in resp.headers.get_list("Set-Cookie"):
+        c: SimpleCookie = SimpleCookie()
+        c.load(raw)
+        for name in COOKIES:
+            if name in c:
+                got[name] = c[name].value
+    return Page(resp.code, resp.headers, resp.body.decode("utf-8", "replace"), got)
+
+
+class Tab(Session):
+    """One session on any page: ``await Tab.open(url)``; ``set(css_class, attr, value)``;
+    ``wait_text``."""
+
+    def __init__(self, url: str, page: Page) -> None:
+        super().__init__()
+        self.url, self.page = url, page
+        self.by_class: dict[str, str] = {}
+        self.pushed: list[Message] = []
+        self._push_event = asyncio.Event()
+
+    @property
+    def worker(self) -> str | None:
+        return self.page.cookie
+
+    @classmethod
+    async def open(cls, url: str, cookie: str | None = None, origin: str | None = None,
+                   timeout: float = 60.0) -> Tab:
+        from tornado.httpclient import HTTPRequest
+
+        page = await get_page(url, cookie, timeout)
+        if page.status != 200 or page.token is None:
+            raise TabError(f"GET {url}: HTTP {page.status}, token={page.token is not None}")
+        scheme, netloc = urlsplit(url)[:2]
+        headers = {"Origin": origin or f"{scheme}://{netloc}"}
+        if page.cookies:
+            headers["Cookie"] = cookie_header(page.cookies)
+        tab = cls(url, page)
+        await tab._connect(HTTPRequest(ws_url(url), headers=headers, request_timeout=timeout),
+                           page.token, 256 << 20, timeout)
+        reply = await tab._pull_doc(timeout)
+        tab.by_class = models_by_class(reply.content["doc"])
+        tab._reader = asyncio.create_task(tab._read_loop())
+        await asyncio.wait_for(await tab._patch([DOCUMENT_READY]), timeout)
+        return tab
+
+    def _abandon(self, fut: asyncio.Future[Message]) -> None:
+        # A test awaiting a reply learns why it will not come.
+        fut.set_exception(TabError("connection closed before the reply"))
+
+    async def _on_push(self, msg: Message) -> None:
+        self.pushed.append(msg)
+        self._push_event.set()
+
+    def model(self, css_class: str) -> str:
+        if css_class not in self.by_class:
+            raise TabError(f"no model with class {css_class} in the document")
+        return self.by_class[css_class]
+
+    async def set(self, css_class: str, attr: str, value: Any) -> tuple[str, Any]:
+        """Change a widget like the browser does; returns the server's (OK|ERROR, content)."""
+        fut = await self._patch([model_changed(self.model(css_class), attr, value)])
+        reply = await asyncio.wait_for(fut, 30)
+        return reply.msgtype, reply.content
+
+    def texts(self, model_id: str) -> Iterator[str]:
+        """Every text (HTML pane ``text``/``object``) pushed so far for ``model_id``."""
+        for msg in self.pushed:
+            for ev in msg.content.get("events", []):
+                if (ev.get("model") or {}).get("id") == model_id and ev.get("attr") in (
+                        "text", "object"):
+                    yield html.unescape(str(ev.get("new", "")))
+
+    async def wait_text(self, css_class: str, pred: Callable[[str], bool],
+                        timeout: float = 30.0) -> str:
+        """Wait until the server pushes a text for the model with ``css_class`` that matches."""
+        model = self.model(css_class)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            for text in self.texts(model):
+                if pred(text):
+                    return text
+            left = deadline - loop.time()
+            if left <= 0 or self.closed_by_server:
+                raise TabError(f"no matching push for {css_class} within {timeout} s "
+                               f"(closed={self.closed_by_server}, errors={self.errors})")
+            self._push_event.clear()
             try:
-                await self._reader
-            except (asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._push_event.wait(), left)
+            except TimeoutError:
                 pass
+
+
+def card_sigma(text: str) -> str | None:
+    """σ as the lab's card shows it (None when the text is not the card)."""
+    m = _SPAN_RE["sigma"].search(text)
+    return m.group(1).strip() if m else None
+
+
+async def move_sigma(tab: Tab, log10_sigma: float, timeout: float = 30.0) -> str:
+    """Move the lab's σ slider (value = log10 σ) and wait for the card to show the new σ."""
+    want = sigma_shown(log10_sigma)
+    await tab.set("dp-slider-sigma", "value", log10_sigma)
+    await tab.set("dp-slider-sigma", "value_throttled", log10_sigma)
+
+    def shows(text: str) -> bool:
+        s = card_sigma(text)
+        try:
+            return s is not None and abs(float(s) - want) <= 1e-9 * max(1.0, want)
+        except ValueError:
+            return False
+
+    return await tab.wait_text("dp-card-pane", shows, timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# a raw websocket that never reads (the slow client)
+# ---------------------------------------------------------------------------------------------
+def raw_ws_frame(payload: bytes, opcode: int = 1) -> bytes:
+    """One masked client frame (RFC 6455)."""
+    mask = uuid.uuid4().bytes[:4]
+    n = len(payload)
+    head = bytes([0x80 | opcode])
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 1 << 16:
+        head += bytes([0x80 | 126]) + struct.pack(">H", n)
+    else:
+        head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return head + mask + masked
+
+
+def raw_ws_connect(host: str, port: int, path: str, token: str, cookies: dict[str, str],
+                   rcvbuf: int = 4096) -> socket.socket:
+    """Websocket handshake on a plain socket with a tiny receive buffer; returns the socket."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.settimeout(30)
+    s.connect((host, port))
+    key = base64.b64encode(uuid.uuid4().bytes).decode()
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket",
+             "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13",
+             f"Sec-WebSocket-Protocol: bokeh, {token}", f"Origin: http://{host}:{port}"]
+    if cookies:
+        lines.append(f"Cookie: {cookie_header(cookies)}")
+    s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        chunk = s.recv(1)
+        if not chunk:
+            raise TabError("handshake: connection closed")
+        reply += chunk
+    if not reply.startswith(b"HTTP/1.1 101"):
+        raise TabError(f"handshake refused: {reply[:100]!r}")
+    return s
+
+
+def raw_send_message(s: socket.socket, msgtype: str, content: Any) -> None:
+    for f in encode(msgtype, content)[1]:
+        s.sendall(raw_ws_frame(f.encode()))
+
+
+def _recv_exactly(s: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = s.recv(n - len(data))
+        if not chunk:
+            raise TabError("connection closed")
+        data += chunk
+    return data
+
+
+def raw_read_frame(s: socket.socket) -> tuple[int, bytes]:
+    """(opcode, payload) of one unmasked server frame (no fragmentation in Bokeh's frames)."""
+    b0, b1 = _recv_exactly(s, 2)
+    n = b1 & 0x7F
+    if n == 126:
+        n = struct.unpack(">H", _recv_exactly(s, 2))[0]
+    elif n == 127:
+        n = struct.unpack(">Q", _recv_exactly(s, 8))[0]
+    return b0 & 0x0F, _recv_exactly(s, n)
+
+
+def raw_read_message(s: socket.socket) -> tuple[str, Any]:
+    """(msgtype, content) of the next Bokeh message; pings are skipped."""
+    asm = Assembler()
+    while True:
+        op, payload = raw_read_frame(s)
+        if op == 8:
+            raise TabError("closed by the server")
+        if op not in (1, 2):  # ping, pong
+            continue
+        msg = asm.feed(payload.decode() if op == 1 else payload)
+        if msg is not None:
+            return msg.msgtype, msg.content

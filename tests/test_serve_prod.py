@@ -1,5 +1,5 @@
 """scripts/serve-prod end to end: 2 workers behind HAProxy on loopback, driven by protocol-level
-"tabs" (tests/_bokehws.py): page GET -> websocket with the token and the affinity cookie ->
+"tabs" (benchmarks/wsclient.py): page GET -> websocket with the token and the affinity cookie ->
 PULL-DOC -> widget changes -> the server's pushes.
 
 Shown here: each session's page script runs exactly once and on the worker its cookie names;
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _bokehws import (
+from wsclient import (
     Tab,
     get_page,
     models_by_class,

@@ -1,4 +1,4 @@
-"""The load client's Bokeh framing (benchmarks/wsclient.py), checked against Bokeh's own code.
+"""The protocol client's Bokeh framing (benchmarks/wsclient.py), checked against Bokeh's own code.
 
 No server and no clock: messages made by Bokeh's protocol classes are split into frames the way
 the server sends them, fed to the client's Assembler, and the client's own messages are read
@@ -8,18 +8,16 @@ back with Bokeh's Receiver.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
-import sys
-from pathlib import Path
+import socket
 
 import pytest
+import wsclient
 from bokeh.document import Document
 from bokeh.models import ColumnDataSource, Div
 from bokeh.protocol import Protocol
 from bokeh.protocol.receiver import Receiver
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import wsclient
 
 
 def server_frames(msg: object) -> list[str | bytes]:
@@ -138,3 +136,39 @@ def test_page_helpers() -> None:
     assert wsclient.ws_url(url) == "ws://127.0.0.1:5006/lab/ws?lang=en"
     with pytest.raises(wsclient.ProtocolError):
         wsclient.find_token("<html></html>")
+
+
+def _server_ws_frame(payload: bytes, opcode: int) -> bytes:
+    """One unmasked server frame (RFC 6455), as a server writes it."""
+    n = len(payload)
+    head = bytes([0x80 | opcode])
+    head += bytes([n]) if n < 126 else bytes([126]) + n.to_bytes(2, "big")
+    return head + payload
+
+
+def test_raw_socket_frames_and_messages() -> None:
+    """The slow client's plain-socket websocket: masked frames out, whole messages in."""
+    frame = wsclient.raw_ws_frame(b"x" * 200)
+    assert frame[0] == 0x81 and frame[1] == 0x80 | 126 and frame[2:4] == (200).to_bytes(2, "big")
+    mask = frame[4:8]
+    assert bytes(b ^ mask[i % 4] for i, b in enumerate(frame[8:])) == b"x" * 200
+    doc = Document()
+    doc.add_root(ColumnDataSource(data={"x": __import__("numpy").arange(3.0)}))
+    msg = Protocol().create("PULL-DOC-REPLY", "R", doc)
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(_server_ws_frame(b"", 9))  # a ping first: skipped
+        for f in server_frames(msg):
+            a.sendall(_server_ws_frame(f.encode() if isinstance(f, str) else f,
+                                       1 if isinstance(f, str) else 2))
+        msgtype, content = wsclient.raw_read_message(b)
+    assert msgtype == "PULL-DOC-REPLY"
+    assert wsclient.models_by_class(content["doc"]) == {}
+
+
+def test_session_id_from_a_token() -> None:
+    payload = base64.urlsafe_b64encode(json.dumps({"session_id": "abc-1"}).encode()).rstrip(b"=")
+    assert wsclient.session_id(payload.decode() + ".sig") == "abc-1"
+    page = wsclient.Page(200, {}, '{"token":"' + payload.decode() + '.sig"}',
+                         {"dplab_w": "w2", "dplab_b": "b1"})
+    assert page.session_id == "abc-1" and page.cookie == "b1"  # the front-most affinity
