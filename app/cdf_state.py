@@ -39,7 +39,10 @@ from dpcore import accounting
 from dpcore.cdf import CDFEstimate, Release, estimate, legendre
 from dpcore.cdf.common import clip_data
 from dpcore.cdf.datasets import REAL, SYNTHETIC, load_real, population_cdf, sample
-from dpcore.cdf.metrics import Distances
+from dpcore.cdf.degree_errors import DegreeErrors, degree_errors, integral_sq_ecdf
+from dpcore.cdf.metrics import METRIC_POINTS as METRIC_POINTS  # re-exported for the page
+from dpcore.cdf.metrics import Distances, RefGrid
+from dpcore.cdf.metrics import ecdf as ecdf_sorted
 from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.streaming import PPCombiner
 from dpcore.errors import DPError
@@ -54,7 +57,6 @@ DATA_CHOICES = (*DATASETS, UPLOAD)
 STREAM_MODES = ("batches", "sites")
 PLOT_POINTS = 512
 TABLE_PROBS = (0.1, 0.25, 0.5, 0.75, 0.9)
-METRIC_POINTS = 4097  # as dpcore.cdf.metrics.distances
 N_RANGE = (10, 1_000_000)
 EPS_RANGE = (0.01, 20.0)
 DELTA_RANGE = (1e-30, 0.1)
@@ -122,54 +124,6 @@ def step_of(rel: Release) -> accounting.Step:
     return accounting.Step(rel.eps, rel.delta)
 
 
-def integral_sq_ecdf(t: FloatArray) -> float:
-    """int_0^1 F_n(u)^2 du exactly for points t in [0, 1]: F_n = i/n on [t_(i), t_(i+1))."""
-    s = np.sort(np.asarray(t, dtype=np.float64))
-    n = s.size
-    widths = np.diff(np.append(s, 1.0))
-    return float(np.dot((np.arange(1, n + 1) / n) ** 2, widths))
-
-
-class RefGrid:
-    """A reference CDF with its evaluation points precomputed (NOT private).
-
-    ``distances(est)`` equals ``dpcore.cdf.metrics.distances(est, reference, lo, hi)`` exactly
-    (same points, same operations: unit-tested), but the points and reference values are built
-    once, so a degree change costs one evaluation of the estimate.
-    """
-
-    def __init__(self, reference: Callable[[FloatArray], FloatArray], lo: float, hi: float,
-                 size: int = METRIC_POINTS) -> None:
-        self.reference, self.lo, self.hi = reference, lo, hi
-        pts = np.linspace(lo, hi, size)
-        jumps = getattr(reference, "jumps", None)
-        if jumps is not None:
-            j = np.asarray(jumps, dtype=np.float64)
-            j = j[(j >= lo) & (j <= hi)]
-            left = np.nextafter(j, -np.inf)
-            pts = np.unique(np.concatenate([pts, j, left[left >= lo]]))
-        self.pts = pts
-        self.ref = np.asarray(reference(pts), dtype=np.float64)
-
-    def distances(self, est: Callable[[FloatArray], FloatArray]) -> Distances:
-        diff = np.asarray(est(self.pts), dtype=np.float64) - self.ref
-        ks = float(np.max(np.abs(diff)))
-        w1 = float(np.trapezoid(np.abs(diff), self.pts))
-        energy = float(np.sqrt(2.0 * np.trapezoid(diff * diff, self.pts)))
-        return Distances(ks, w1, energy)
-
-
-def ecdf_sorted(sample_: FloatArray) -> Callable[[FloatArray], FloatArray]:
-    """Empirical CDF (as dpcore.cdf.metrics.ecdf) of a sample (NOT private)."""
-    s = np.sort(np.asarray(sample_, dtype=np.float64))
-
-    def f(t: FloatArray) -> FloatArray:
-        return np.searchsorted(s, np.asarray(t, dtype=np.float64), side="right") / s.size
-
-    f.jumps = np.unique(s)  # type: ignore[attr-defined]
-    return f
-
-
 # ---------------------------------------------------------------------------------------------
 # data
 # ---------------------------------------------------------------------------------------------
@@ -224,25 +178,6 @@ class DegreeInfo:
     auto_k: int
     in_use: int
     capped: bool  # the requested degree was above k_max
-
-
-@dataclass(frozen=True)
-class DegreeErrors:
-    """Squared L2 error against degree K = 0..K_max on the rescaled axis [0, 1] (no unit).
-
-    trunc_est: sum_{K<k<=K_max} (y_k^2 - s_k^2), from the noisy coefficients y and public noise
-    variances s_k^2 (an unbiased estimate of the truncation error sum c_k^2; can be < 0);
-    noise: sum_{k<=K} s_k^2 (public: n, eps, delta); expected = max(trunc_est, 0) + noise;
-    realised: int (F_hat_K - F_n)^2 of this draw's raw projection against the records' eCDF
-    (NOT private), by Parseval: sum_{k<=K} (y_k - c_k)^2 + int F_n^2 - sum_{k<=K} c_k^2.
-    """
-
-    k: NDArray[np.int64]
-    trunc_est: FloatArray
-    noise: FloatArray
-    expected: FloatArray
-    realised: FloatArray
-    best_expected: int
 
 
 @dataclass(frozen=True)
@@ -527,17 +462,8 @@ class CDFState(param.Parameterized):
         hit = self._derr.get(key)
         if hit is not None:
             return hit
-        y = np.asarray(rel.values, dtype=np.float64)
-        k_max = y.size - 1
-        s2 = np.broadcast_to(np.asarray(rel.extra["noise_sd"], dtype=np.float64) ** 2, y.shape)
-        c, fn2 = self._data_coefficients(self.data(), k_max)
-        excess = y * y - s2
-        trunc = np.concatenate([np.cumsum(excess[::-1])[::-1][1:], [0.0]])
-        noise = np.cumsum(s2)
-        expected = np.maximum(trunc, 0.0) + noise
-        realised = np.cumsum((y - c) ** 2) + np.maximum(fn2 - np.cumsum(c * c), 0.0)
-        out = DegreeErrors(np.arange(k_max + 1), trunc, noise, expected, realised,
-                           int(np.argmin(expected)))
+        c, fn2 = self._data_coefficients(self.data(), int(rel.values.size - 1))
+        out = degree_errors(rel.values, rel.extra["noise_sd"], c, fn2)
         self._derr[key] = out
         while len(self._derr) > 8:
             self._derr.popitem(last=False)

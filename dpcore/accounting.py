@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 from scipy import optimize
 
-from dpcore import validate as v
 from dpcore import gaussian
+from dpcore import validate as v
 
 __all__ = [
     "Composition",

@@ -22,8 +22,8 @@ from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import Any
 
-from dpcore import validate as v
 from dpcore import gaussian, queries
+from dpcore import validate as v
 from dpcore.errors import DPError, fmt_value
 
 __all__ = ["REASONS", "VERDICTS", "Certification", "Claim", "certify", "classic_sigma",
@@ -248,9 +248,10 @@ def certify(
     DPError (a ValueError) naming the parameter.
 
     Verdict (conservative): with ld the double evaluation of ln delta for the exact
-    h = sensitivity/sigma and E the error bound of :func:`dpcore.gaussian.evaluate` widened by
-    |d ln delta/d ln h| theta (theta the rounding of h as a double), the exact ln delta lies in [ld - E, ld + E]; with lc the claim's
-    ln and e_c its rounding bound, "pass" iff lc - e_c >= ld + E, "fail" iff lc + e_c < ld - E.
+    h = sensitivity/sigma and E the error bound of :func:`dpcore.gaussian.evaluate` (widened
+    by |d ln delta/d ln h| theta, theta the rounding of h as a double), the exact ln delta lies
+    in [ld - E, ld + E]; with lc the claim's ln and e_c its rounding bound, "pass" iff
+    lc - e_c >= ld + E, "fail" iff lc + e_c < ld - E.
     E is ~1e-15 to 1e-14 times max(1, |ln delta|), so a claim 1e-12 above the exact delta
     passes. In between, the exact delta is computed at 40+ digits (mpmath) and compared; if the
     two still agree to that precision the verdict is "too_close" (passes = False). A claim of 0

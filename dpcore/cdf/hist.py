@@ -23,8 +23,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.interpolate import PchipInterpolator
 
-from dpcore import validate as v
 from dpcore import gaussian
+from dpcore import validate as v
 from dpcore.cdf.common import (
     GRID_SIZE,
     CDFEstimate,

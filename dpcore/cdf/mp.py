@@ -46,8 +46,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import interpolate, special
 
-from dpcore import validate as v
 from dpcore import accounting
+from dpcore import validate as v
 from dpcore.cdf import legendre, pp
 from dpcore.cdf.common import CDFEstimate, FloatArray, check_privacy, clip_data, make_rng
 

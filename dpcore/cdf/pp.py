@@ -50,8 +50,8 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcore import validate as v
 from dpcore import gaussian
+from dpcore import validate as v
 from dpcore.cdf import legendre
 from dpcore.cdf.common import (
     GRID_SIZE,

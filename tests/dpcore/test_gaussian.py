@@ -17,7 +17,8 @@ from scipy import special as sc
 
 from dpcore import gaussian as g
 
-REF = json.loads((Path(__file__).parent / "reference" / "gaussian_reference.json").read_text())
+REFERENCE = Path(__file__).parents[1] / "reference"  # tests/reference
+REF = json.loads((REFERENCE / "gaussian_reference.json").read_text())
 
 # Tolerance on |ln delta - ref| / max(1, |ref|), per input range. The contract is 1e-12;
 # what we measure is a few 1e-15, so the tests hold the code to 1e-13 everywhere.

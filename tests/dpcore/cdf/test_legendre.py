@@ -9,14 +9,26 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_hardening_core import _pav
 
 from dpcore.cdf import legendre
 from dpcore.cdf.isotonic import isotonic
 
-REF = json.loads(
-    (Path(__file__).parent / "reference" / "cdf_legendre_mpmath.json").read_text(encoding="utf-8")
-)
+REFERENCE = Path(__file__).parents[2] / "reference"  # tests/reference
+REF = json.loads((REFERENCE / "cdf_legendre_mpmath.json").read_text(encoding="utf-8"))
+
+
+def _pav(y: list[float], w: list[float]) -> list[float]:
+    """Textbook pool-adjacent-violators (independent of SciPy), for the comparison; the same
+    function as tests/test_hardening_core.py's (imported from there before the move, which
+    worked only when tests/ itself was on sys.path)."""
+    blocks: list[list[float]] = []  # [mean, weight, count]
+    for yi, wi in zip(y, w, strict=True):
+        blocks.append([yi, wi, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2, c2 = blocks.pop()
+            m1, w1, c1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, c1 + c2])
+    return [b[0] for b in blocks for _ in range(b[2])]
 
 
 def test_g_matches_mpmath_definition() -> None:
