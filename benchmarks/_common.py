@@ -89,7 +89,7 @@ def start_server(code: str, port: int, *, ready_path: str = "/lab",
     """Run ``code`` (``python -c``) from this checkout, output discarded; returns once
     ``ready_path`` answers on ``port`` (exits the script when it never does)."""
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
-                            env=server_env(**dict(env or {})), stdout=subprocess.DEVNULL,
+                            env=server_env(ROOT, **dict(env or {})), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     for _ in range(300):
         try:
