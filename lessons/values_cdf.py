@@ -134,6 +134,7 @@ def _section1(v: dict[str, str], x: np.ndarray, ref: object, sigma: float, sigma
     v["k_cross"] = str(int(below[0]))
 
     # MP makes its own release (Legendre coefficients up to degree K_max), apart from pp's
+    v["paper_arxiv"] = "arXiv:2501.06620"  # Tao & Sarwate, the paper behind PP and MP
     v["mp_kmax"] = str(mp.K_MAX_DEFAULT)
     v["mp_released"] = str(mp.K_MAX_DEFAULT + 1)
 

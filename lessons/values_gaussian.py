@@ -191,6 +191,20 @@ def values() -> dict[str, str]:
     v["vec_delta"] = sig(float(gaussian.delta(1.0, l2, 1.0)), 8)
     v["vec_sigma"] = sig(gaussian.calibrate_sigma(1.0, 0.13, l2), 5)
     _check_tour_answers()
+    # what delta allows: "name and shame" publishes each record with probability delta
+    # ((0, delta)-DP); with the lab's n = 4 and delta = 0.13 (a claim that passes)
+    ns_n, ns_delta = 4, 0.13
+    v["ns_expected"] = sig(ns_n * ns_delta, 2)
+    v["ns_any"] = sig(1.0 - (1.0 - ns_delta) ** ns_n, 2)
+    v["ns_inv_n"] = sig(1.0 / ns_n, 2)
+    # the density plot's title, exactly as the lab prints it (reading-lab quotes it)
+    import json
+    from pathlib import Path
+
+    cat_dir = Path(__file__).resolve().parent.parent / "app" / "i18n"
+    for lang in ("ko", "en"):
+        cat = json.loads((cat_dir / f"lab.{lang}.json").read_text("utf-8"))
+        v[f"dens_title_{lang}"] = cat["lab.dens.title"]
     return v
 
 

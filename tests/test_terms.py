@@ -84,6 +84,7 @@ def test_glossary_tooltips_come_from_the_table(lang: str) -> None:
     used = set()
     for p in lessons.LESSON_DIR.glob(f"*.{lang}.toml"):
         used |= set(re.findall(r"\[\[([a-z0-9-]+)(?:\|[^\]]+)?\]\]", p.read_text("utf-8")))
+    used -= {"section", "example", "exercise", "quiz", "step", "term", "concept"}  # headers
     assert used <= set(table), used - set(table)
 
 
@@ -94,6 +95,6 @@ def test_the_names_shown_in_the_text_use_the_table_terms() -> None:
     for p in lessons.LESSON_DIR.glob("*.ko.toml"):
         for tid, shown in re.findall(r"\[\[([a-z0-9-]+)\|([^\]]+)\]\]", p.read_text("utf-8")):
             core = re.sub(r"\(.*\)$", "", table[tid].terms["ko"]).strip()
-            if core.split()[0] not in shown:
+            if core.split()[0] not in shown and shown not in table[tid].terms["ko"]:
                 bad.append((p.name, tid, shown))
     assert bad == []
