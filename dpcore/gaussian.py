@@ -6,7 +6,8 @@ h = Delta / sigma, a = h/2 - eps/h and c = -h/2 - eps/h the exact profile is (Ba
 
     delta(eps) = Phi(a) - e^eps Phi(c).
 
-Numerics (see ``shared/math.md``). With the Mills ratio R(z) = Phi(-z)/phi(z) and x = -a,
+Numerics (docs/math.md#mills-ratio-form and the sections after it). With the Mills ratio
+R(z) = Phi(-z)/phi(z) and x = -a,
 
     Phi(a) = phi(a) R(x),   e^eps Phi(c) = phi(a) R(x + h)      (because phi(a) = e^eps phi(c)),
 

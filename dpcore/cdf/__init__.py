@@ -1,4 +1,4 @@
-"""Private CDF estimation on public bounds (issue 4).
+"""Private CDF estimation on public bounds (docs/math.md#dp-cdf).
 
 Entry point: ``estimate(data, *, bounds, eps, delta, method="auto", rng=None, **options)``.
 
@@ -16,11 +16,11 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          quantities only (eps, delta, n), the degree choice only the released coefficients
          (``auto_plan`` documents the rule).
 
-The default is "auto": issue 4 names "auto" as "the default choice" and sets its accuracy goal
-for "the default method (with its automatic choice)"; the keywords are exactly those the issue
-fixes.  Every estimate is callable on points in the original units, non-decreasing, in [0, 1],
-carries the certified ``eps`` and ``delta`` and a ``release`` record (noisy values, noise scale,
-sensitivity, n, bounds, clip counts).
+The default is "auto", the method held to the accuracy goal of docs/math.md#cdf-accuracy-goal;
+the keyword arguments are the fixed interface of every method.  Every estimate is callable on
+points in the original units, non-decreasing, in [0, 1], carries the certified ``eps`` and
+``delta`` and a ``release`` record (noisy values, noise scale, sensitivity, n, bounds, clip
+counts).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from dpcore.cdf.hist import auto_bins, estimate_hq
 from dpcore.cdf.mp import estimate_mp
 from dpcore.cdf.quantiles import estimate_aq
 
-__all__ = ["METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan", "estimate"]
+__all__ = ["METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan", "clip_data", "estimate"]
 
 METHODS = ("auto", "pp", "mp", "hq", "aq")
 

@@ -1,8 +1,8 @@
 """Shared pieces of the private CDF estimators: input checks, clipping, the result object.
 
-Setting for every estimator (issue 4): replace-one neighbours, public size n, public bounds
-[lo, hi].  Data are clipped to [lo, hi] (the clip is part of the mechanism, so the sensitivity
-analyses hold for any input) and rescaled to t = (x - lo) / (hi - lo) in [0, 1].
+Setting for every estimator (docs/math.md#dp-cdf): replace-one neighbours, public size n,
+public bounds [lo, hi].  Data are clipped to [lo, hi] (the clip is part of the mechanism, so
+the sensitivity analyses hold for any input) and rescaled to t = (x - lo) / (hi - lo) in [0, 1].
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ class Release:
     ``mechanism``: "gaussian", "laplace" or "exponential"; ``noise_scale``: sigma (Gaussian),
     b (Laplace) or the exponential mechanism's eps per call; ``sensitivity`` with ``norm``.
     ``n_below`` / ``n_above`` are the exact numbers of clipped records, reported to the data
-    holder as the issue asks: they are NOT privatised and are not part of the released values.
+    holder (docs/math.md#clipping): they are NOT privatised and are not part of the released
+    values.
     """
 
     method: str

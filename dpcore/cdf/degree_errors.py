@@ -1,10 +1,10 @@
 """Squared L2 error of a polynomial-projection release against its degree (NOT private parts
 are labelled).
 
-Setting (docs/math.md#degree-errors): on the rescaled axis [0, 1] the data's empirical CDF F_n
-has orthonormal shifted-Legendre coefficients c_k; a PP release is y_k = c_k + Z_k, k = 0..K_max,
-with independent noise of public variances s_k^2 (``dpcore.cdf.pp``). The estimate of degree K
-keeps y_0..y_K. By Parseval its squared L2 error is
+Setting (docs/math.md#degree-errors): on the rescaled axis [0, 1] the data's empirical CDF
+F_n has orthonormal shifted-Legendre coefficients c_k; a PP release is y_k = c_k + Z_k,
+k = 0..K_max, with independent noise of public variances s_k^2 (``dpcore.cdf.pp``). The
+estimate of degree K keeps y_0..y_K. By Parseval its squared L2 error is
 
     int (F_hat_K - F_n)^2 = sum_{k<=K} (y_k - c_k)^2 + sum_{k>K} c_k^2,
 

@@ -1,11 +1,11 @@
 """Polynomial projection (PP): private shifted-Legendre coefficients of the empirical CDF.
 
-Mechanism (Tao & Sarwate, arXiv 2501.06620, Sec. 4; shared/math.md "DP CDF estimation"):
+Mechanism (Tao & Sarwate, arXiv 2501.06620, Sec. 4; docs/math.md#legendre-projection):
 
 1. Clip to the public bounds, rescale to [0, 1], compute c_k = (1/n) sum_i G_k(x_i) for
    k = 0..K_max (``legendre.coefficients``, stable recurrence, no raw moments).
 2. Release y = c + Z once, up to K_max.
-   * Gaussian (default, as the issue asks): Z ~ N(0, sigma^2 I) with
+   * Gaussian (the default; docs/math.md#pp-sensitivity): Z ~ N(0, sigma^2 I) with
      sigma = ``dpcore.gaussian.calibrate_sigma(eps, delta, 1/n)``.  L2 sensitivity is exactly
      1/n for every K_max: G(x) - G(x') are the Legendre coefficients of the indicator of
      [min, max), whose L2 norm is sqrt(|x - x'|) <= 1 (Bessel), with equality at x = 0, x' = 1,
@@ -32,7 +32,7 @@ Automatic degree/shrinkage rule ("auto", from the noisy coefficients, the public
 variances s_k^2 and the public n only; post-processing):
    (a) Mallows' C_p / unbiased risk estimate of the L2 error of truncation at K:
        R(K) = sum_{K < k <= K_max} (y_k^2 - v_k) + sum_{k <= K} v_k,   K* = argmin R(K),
-       the same bias-variance trade-off as math.md's "truncation error + (K+1) sigma^2".
+       the same bias-variance trade-off as docs/math.md#degree-errors.
        v_k = s_k^2 + m_k / n: besides the privacy noise, the target is the population CDF, so
        each coefficient also carries the sampling variance Var G_k(X) / n, for which the
        public proxy m_k / n with m_k = int_0^1 G_k^2 (its value for uniform X) is used.
