@@ -9,9 +9,12 @@ a front end translates it with one format call: ``t("err." + exc.key, lang, **ex
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
-__all__ = ["ENGLISH", "DPError", "fmt_value"]
+__all__ = ["ENGLISH", "DPError", "FieldValue", "fmt_value"]
+
+#: The type of a message field: a string or a number.
+FieldValue = int | float | str
 
 _ALLOWED = {
     "interval": "a finite number in {left}{lo}, {hi}{right}",
@@ -88,21 +91,23 @@ def fmt_value(value: object) -> str:
     return s if len(s) <= 40 else s[:37] + "..."
 
 
-def _plain(v: Any) -> int | float | str:
+def _plain(v: object) -> int | float | str:
     return v if isinstance(v, (int, float, str)) and not isinstance(v, bool) else str(v)
 
 
 class DPError(ValueError):
     """A ValueError with a catalogue ``key`` and format ``fields`` (strings and numbers)."""
 
-    def __init__(self, key: str, **fields: Any) -> None:
+    def __init__(self, key: str, **fields: object) -> None:
         self.key = key
-        self.fields: dict[str, int | float | str] = {k: _plain(v) for k, v in fields.items()}
+        self.fields: dict[str, FieldValue] = {k: _plain(v) for k, v in fields.items()}
         super().__init__(ENGLISH[key].format(**self.fields))
 
-    def __reduce__(self) -> tuple[Any, ...]:  # picklable (keyword-only constructor)
+    def __reduce__(  # picklable (keyword-only constructor)
+        self,
+    ) -> tuple[Callable[[str, dict[str, FieldValue]], DPError], tuple[str, dict[str, FieldValue]]]:
         return (_rebuild, (self.key, self.fields))
 
 
-def _rebuild(key: str, fields: dict[str, Any]) -> DPError:
+def _rebuild(key: str, fields: dict[str, FieldValue]) -> DPError:
     return DPError(key, **fields)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -217,6 +217,11 @@ def _g_rows(u: NDArray[np.float64], depth: int) -> NDArray[np.float64]:
     return 2.0 / (u * u) - t / (u + t)
 
 
+@overload
+def _p_exact(x: float, h: float, lv: float) -> float: ...
+@overload
+def _p_exact(x: NDArray[np.float64], h: NDArray[np.float64], lv: NDArray[np.float64]
+             ) -> NDArray[np.float64]: ...
 def _p_exact(x: float | NDArray[np.float64], h: float | NDArray[np.float64],
              lv: float | NDArray[np.float64]) -> float | NDArray[np.float64]:
     """int_x^{x+h} (1/u - 2/u^3) du = Lv - h (2x + h) / (x^2 (x+h)^2) (both terms positive,
@@ -513,9 +518,9 @@ def _log_delta_vec(eps: NDArray[np.float64], h: NDArray[np.float64]) -> NDArray[
         # x = -a >= 4 with h < 0.034 x: the integral path, decided without e2
         tail = np.flatnonzero((a <= -_CF_FROM) & (h < _H_OVER_X * -a) & (half_a2 < _MAX))
         if a.size > tail.size and tail.size * 4 >= a.size:
-            rest = np.ones(a.shape, dtype=bool)
-            rest[tail] = False
-            rest = np.flatnonzero(rest)
+            keep = np.ones(a.shape, dtype=bool)
+            keep[tail] = False
+            rest = np.flatnonzero(keep)
         if tail.size * 4 < a.size:  # few: compute the rest on everything, then overwrite
             out = _log_delta_rest(e1, r, a, h, tail)
         elif tail.size < a.size:
@@ -703,8 +708,8 @@ def log_delta(eps: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike) -> Float
         live = np.flatnonzero(d > 0.0)
         hl = h[live]
         tiny = hl < _TINY_H
-        for k in np.flatnonzero(tiny):  # subnormal or underflowing h: the scalar path
-            i = live[k]
+        for k in np.flatnonzero(tiny).tolist():  # subnormal or underflowing h: the scalar path
+            i = int(live[k])
             out[i] = _core(float(e[i]), *_ratio(float(e[i]), float(d[i]), float(s[i]))
                            ).log_delta
         keep = live[~tiny]

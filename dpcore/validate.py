@@ -102,7 +102,7 @@ def real(
 _MAX = 1.7976931348623157e308
 
 
-def _int_fits(i: int) -> bool:
+def _int_fits(i: Integral | int) -> bool:
     return abs(int(i)) <= _MAX
 
 
@@ -122,11 +122,11 @@ def real_scalar(
         raise _reject("bool" if isinstance(value, bool) else "not_number", name, value,
                       _allowed(lo, hi, lo_open, hi_open))
     elif isinstance(value, Integral):
-        if not _int_fits(value):  # type: ignore[arg-type]
+        if not _int_fits(value):
             raise _reject("too_large", name, value, _allowed(lo, hi, lo_open, hi_open))
-        x = float(value)  # type: ignore[arg-type]
+        x = float(value)
     elif isinstance(value, (Real, np.floating)):
-        x = float(value)  # type: ignore[arg-type]
+        x = float(value)
     elif isinstance(value, str):
         try:
             x = float(value.strip())
@@ -147,7 +147,7 @@ def integer(name: str, value: object, *, lo: int) -> int:
     if isinstance(value, bool) or value is None:
         raise _reject("bool" if isinstance(value, bool) else "not_number", name, value, allowed)
     if isinstance(value, Integral):
-        i = int(value)  # type: ignore[arg-type]
+        i = int(value)
         if i < lo:
             raise _reject("out_of_range", name, value, allowed)
         return i
@@ -162,7 +162,7 @@ def integer(name: str, value: object, *, lo: int) -> int:
         except ValueError:
             raise _reject("not_number", name, value, allowed) from None
     elif isinstance(value, (Real, np.floating)):
-        f = float(value)  # type: ignore[arg-type]
+        f = float(value)
     else:
         raise _reject("not_number", name, value, allowed)
     if not math.isfinite(f) or f != int(f) or f < lo:

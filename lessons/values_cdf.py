@@ -20,7 +20,7 @@ from dpcore.cdf.common import GRID_SIZE
 from dpcore.cdf.datasets import load_real, population_cdf, sample
 from dpcore.cdf.hist import auto_bins
 from dpcore.cdf.isotonic import isotonic
-from dpcore.cdf.metrics import Distances, distances, ecdf
+from dpcore.cdf.metrics import CDF, Distances, distances, ecdf
 from dpcore.cdf.quantiles import levels
 from lessons.fmt import sci, sci_tex, sig, tex
 
@@ -119,7 +119,7 @@ def _join(items: list[str], lang: str) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _section1(v: dict[str, str], x: np.ndarray, ref: object, sigma: float, sigma_unit: float,
+def _section1(v: dict[str, str], x: np.ndarray, ref: CDF, sigma: float, sigma_unit: float,
               mu1: float, trunc: np.ndarray, noise: np.ndarray) -> None:
     """Values for the corrections of issue 18, section 1 (CDF lesson)."""
     from dpcore.cdf import mp

@@ -25,8 +25,8 @@ counts).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -141,7 +141,7 @@ def _estimate_auto(
     return est
 
 
-_DISPATCH: dict[str, Any] = {
+_DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
     "auto": _estimate_auto,
     "pp": pp.estimate_pp,
     "mp": estimate_mp,
@@ -166,7 +166,7 @@ def estimate(
     delta: float,
     method: str = "auto",
     rng: object = None,
-    **options: Any,
+    **options: object,
 ) -> CDFEstimate:
     """Differentially private CDF of one-dimensional ``data`` on public ``bounds``.
 

@@ -8,9 +8,9 @@ the sensitivity analyses hold for any input) and rescaled to t = (x - lo) / (hi 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -59,7 +59,7 @@ def check_bounds(bounds: object) -> tuple[float, float]:
     """Return (lo, hi) or raise DPError: two finite numbers with lo < hi whose width hi - lo
     is a finite double (the data are rescaled by it; an infinite width would give NaN)."""
     try:
-        lo_raw, hi_raw = bounds  # type: ignore[misc]
+        lo_raw, hi_raw = cast("Iterable[object]", bounds)
     except (TypeError, ValueError):
         raise DPError("bounds_pair", value=fmt_value(bounds)) from None
     lo = v.real_scalar("bounds[0] (lo)", lo_raw)
@@ -113,7 +113,7 @@ def clip_data(data: ArrayLike, bounds: object) -> Clipped:
 def make_rng(rng: object) -> np.random.Generator:
     """None -> fresh OS entropy, int -> seeded Generator, Generator -> itself."""
     if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
-        return np.random.default_rng(rng)  # type: ignore[arg-type]
+        return np.random.default_rng(rng)
     if isinstance(rng, np.random.Generator):
         return rng
     raise DPError("rng", value=fmt_value(rng))

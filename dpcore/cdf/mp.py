@@ -143,7 +143,7 @@ def pursue(
 
     def refit() -> FloatArray:
         g = dic.gram[np.ix_(chosen, chosen)]
-        return np.linalg.lstsq(g, corr[chosen], rcond=1e-10)[0]
+        return np.asarray(np.linalg.lstsq(g, corr[chosen], rcond=1e-10)[0], dtype=np.float64)
 
     coef = refit() if chosen else np.zeros(0)
     r = corr - dic.gram[:, chosen] @ coef if chosen else corr.copy()

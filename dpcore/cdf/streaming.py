@@ -19,6 +19,7 @@ interactive protocol); PP needs one message per site.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -125,7 +126,7 @@ class AQRerun:
 
 
 def aq_rerun(
-    batches: list[ArrayLike],
+    batches: Sequence[ArrayLike],
     *,
     bounds: object,
     eps_per_run: float,
