@@ -17,7 +17,7 @@ COPY lessons/ lessons/
 RUN python3 -m venv /opt/venv \
  && /opt/venv/bin/pip install --only-binary=:all: --no-binary=dplab . \
  && /opt/venv/bin/pip uninstall --yes pip setuptools wheel
-# Data the code finds next to its packages (app/server.py: assets/; dpcore.cdf.datasets:
+# Data the code finds next to its packages (app/serve/server.py: assets/; dpcore.cdf.datasets:
 # assets/data/; lessons: *.toml), the same layout as in the repository.
 COPY assets/ /opt/venv/lib/python3.11/site-packages/assets/
 COPY lessons/*.toml /opt/venv/lib/python3.11/site-packages/lessons/
@@ -35,7 +35,7 @@ COPY --from=build /opt/venv /opt/venv
 COPY scripts/serve-prod /opt/dplab/scripts/serve-prod
 COPY deploy/ /opt/dplab/deploy/
 # Check at build time that the installed app finds its pages, data and lessons.
-RUN /opt/venv/bin/python -c "from app.server import ASSETS_DIR; \
+RUN /opt/venv/bin/python -c "from app.serve.server import ASSETS_DIR; \
 from dpcore.cdf.datasets import DATA_DIR; import lessons; \
 assert (ASSETS_DIR / 'dplab.css').is_file() and DATA_DIR.is_dir(), 'assets missing'; \
 assert any(lessons.LESSON_DIR.glob('*.toml')), 'lessons missing'; \

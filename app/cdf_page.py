@@ -36,6 +36,7 @@ from app.cdf_state import (
     fmt_url,
 )
 from app.cdf_views import metrics_html, privacy_html, table_html
+from app.shell import assets, exportbar, options, theme, widgets
 
 __all__ = ["CDFPage", "CDFState", "create_page", "metrics_html", "privacy_html", "table_html"]
 
@@ -58,11 +59,9 @@ CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "u
 
 
 def _html(text: str = "", **kw: Any) -> Any:
-    from app import layout
-    from app.lab_page import CARD_CSS  # the shared card look (HTML panes live in shadow DOM)
 
     kw.setdefault("sizing_mode", "stretch_width")
-    return layout.TextPane(text, stylesheets=[CARD_CSS, views.CSS], **kw)
+    return widgets.TextPane(text, stylesheets=[assets.text("dplab-card.css"), views.CSS], **kw)
 
 
 class CDFPage:
@@ -85,7 +84,7 @@ class CDFPage:
         self.refresh(None)
 
     def tr(self, key: str, **fmt: Any) -> str:
-        from app.i18n import t
+        from app.shell.i18n import t
 
         return t(key, self.lang, **fmt)
 
@@ -224,7 +223,6 @@ class CDFPage:
         from bokeh.models import ColumnDataSource, Label, Legend, LegendItem, Range1d, Span
         from bokeh.plotting import figure
 
-        from app import layout
 
         height = 520 if self.large else 420
         fs = "17pt" if self.large else "12pt"
@@ -248,7 +246,7 @@ class CDFPage:
         self.legend.ncols = 1  # one column: fits a 390 px phone (labels are long)
         f.add_layout(self.legend, "below")
         f.css_classes = ["dp-cdf-plot"]
-        self.fig = layout.large_type(f, self.large)
+        self.fig = theme.large_type(f, self.large)
         # --- error against degree
         self.src_deg = ColumnDataSource({"k": [], "trunc": [], "noise": [], "expected": [],
                                          "realised": []})
@@ -285,7 +283,7 @@ class CDFPage:
         leg.ncols = 1
         d.add_layout(leg, "below")
         d.css_classes = ["dp-cdf-degree-plot"]
-        self.fig_deg = layout.large_type(d, self.large)
+        self.fig_deg = theme.large_type(d, self.large)
         # --- stream
         self.src_stream = ColumnDataSource({"x": [], "pp": [], "aq": [], "ref": []})
         st = figure(height=height - 60, sizing_mode="stretch_width", y_range=(-0.02, 1.02),
@@ -303,7 +301,7 @@ class CDFPage:
         sleg.ncols = 1
         st.add_layout(sleg, "below")
         st.css_classes = ["dp-cdf-stream-plot"]
-        self.fig_stream = layout.large_type(st, self.large)
+        self.fig_stream = theme.large_type(st, self.large)
 
         self.plot = pn.pane.Bokeh(self.fig, sizing_mode="stretch_width")
         self.plot_deg = pn.pane.Bokeh(self.fig_deg, sizing_mode="stretch_width")
@@ -719,22 +717,20 @@ class CDFPage:
 
         Only the private curve: the reference CDF is not private and is not written.
         """
-        from app import export
 
         st = self.state
         est = st.current()
         pts, f_priv, _ = st.curves()
         header = [f"data={st.dataset} method={st.method} seed={st.noise_seed}",
                   self.tr("cdf.export.note")]
-        text = export.cdf_csv(pts.tolist(), f_priv.tolist(), eps=float(est.eps),
+        text = exportbar.cdf_csv(pts.tolist(), f_priv.tolist(), eps=float(est.eps),
                               delta=float(est.delta), header=header)
-        return export.ExportFile(f"dplab-cdf-{st.dataset}-{st.method}.csv", text)
+        return exportbar.ExportFile(f"dplab-cdf-{st.dataset}-{st.method}.csv", text)
 
     def exports(self) -> Any:
-        from app import export
 
         items = [{"kind": "csv", "label": self.tr("cdf.export.csv"), "cls": "dp-export-csv"}]
-        return export.ExportBar(make=lambda kind: self.export_csv(), items=items,
+        return exportbar.ExportBar(make=lambda kind: self.export_csv(), items=items,
                                 heading=self.tr("cdf.export.heading"),
                                 hint=self.tr("cdf.export.hint"),
                                 sizing_mode="stretch_width", css_classes=["dp-exports"])
@@ -786,8 +782,8 @@ def create_page(lang: str | None = None) -> Any:
     """The /cdf page for the current session (language from ?lang or Accept-Language)."""
     import panel as pn
 
-    from app import layout
-    from app.i18n import request_language
+    from app.shell import template as layout
+    from app.shell.i18n import request_language
 
     lang = lang or request_language()
     global _WARM
@@ -796,16 +792,16 @@ def create_page(lang: str | None = None) -> Any:
         warm_up()
     state = CDFState()
     notices = state.apply_url(_url_args())
-    page = CDFPage(state, lang, large=layout.is_large(), notices=notices)
+    page = CDFPage(state, lang, large=options.is_large(), notices=notices)
     if pn.state.curdoc is not None:
         # the upload lives in this session only: drop it when the session ends
         pn.state.on_session_destroyed(lambda _ctx: state.discard())
         # write the complete state into the address once the page is there
         pn.state.onload(page._flush_url)
-    from app.i18n import t
+    from app.shell.i18n import t
 
     return layout.page(lang=lang, title=t("cdf.title", lang), path="/cdf", main=page.main(),
-                       sidebar=page.sidebar(), sidebar_width=480 if layout.is_large() else 380)
+                       sidebar=page.sidebar(), sidebar_width=480 if options.is_large() else 380)
 
 
 _WARM = False

@@ -25,33 +25,10 @@ from app.cdf_state import (
     MethodRow,
     StreamStep,
 )
-from app.i18n import t
+from app.shell import assets
+from app.shell.i18n import t
 
-CSS = """
-.dp-cdf-table, .dp-cdf-compare, .dp-cdf-degree-table, .dp-cdf-stream-table, .dp-cdf-sources {
-  border-collapse: collapse; margin: .5em 0; font-variant-numeric: tabular-nums; }
-.dp-cdf-table caption, .dp-cdf-compare caption, .dp-cdf-degree-table caption,
-.dp-cdf-stream-table caption, .dp-cdf-sources caption {
-  text-align: left; font-weight: 600; padding-bottom: .3em; }
-.dp-cdf-table th, .dp-cdf-table td, .dp-cdf-compare th, .dp-cdf-compare td,
-.dp-cdf-degree-table th, .dp-cdf-degree-table td, .dp-cdf-stream-table th,
-.dp-cdf-stream-table td, .dp-cdf-sources th, .dp-cdf-sources td {
-  padding: .15em .7em; border-bottom: 1px solid #8884; text-align: right; }
-.dp-cdf-compare th:first-child, .dp-cdf-compare td:first-child,
-.dp-cdf-sources th:first-child, .dp-cdf-sources td:first-child { text-align: left; }
-.dp-cdf-current-row td { font-weight: 700; background: #0072b218; }
-.dp-cdf-box { border: 3px solid #d55e00; border-radius: 8px; padding: .4em .8em; margin: .3em 0; }
-.dp-cdf-info { border: 2px solid #0b4f6c; border-radius: 8px; padding: .4em .8em; margin: .3em 0; }
-.dp-cdf-teacher-box { border: 3px dashed #b3261e; border-radius: 8px; padding: .4em .8em; }
-.dp-cdf-secret { font-size: .92em; border-left: 4px solid #d55e00; padding-left: .5em;
-  margin: 0 10px; }
-.dp-cdf-small { font-size: .92em; }
-.dp-cdf-scroll { overflow-x: auto; max-width: 100%; }
-@media (max-width: 600px) {  /* phones: one column of label, value, label, value */
-  .dp-grid { grid-template-columns: minmax(0, 1fr); }
-  .dp-grid dd { margin-bottom: .35em; overflow-wrap: anywhere; }
-}
-"""
+CSS = assets.text("dplab-cdf.css")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,7 +80,7 @@ def msg(m: Message, lang: str) -> str:
 
 
 def _keys(lang: str) -> dict[str, str]:
-    from app.i18n import catalogue
+    from app.shell.i18n import catalogue
 
     return catalogue(lang)
 

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import NoReturn
 
-from app.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
-from dpcore import validate
+from app.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
 from dpcore import certify as certify_mod
-from dpcore import queries
+from dpcore import queries, validate
 from dpcore.errors import DPError
 
 _MIN_NORMAL = 2.2250738585072014e-308
@@ -134,10 +133,10 @@ def _calibrate(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import os
 
-    from app.hardening import parse_frame_ancestors
-    from app.server import serve
+    from app.serve.hardening import parse_frame_ancestors
+    from app.serve.server import serve
 
-    if args.prefix:  # our pages' own links read it (app/urls.py)
+    if args.prefix:  # our pages' own links read it (app/shell/urls.py)
         os.environ["DPLAB_PREFIX"] = args.prefix
     serve(address=args.address, port=args.port,
           allow_websocket_origin=args.allow_websocket_origin or None, show=args.show,

@@ -16,7 +16,7 @@ Modes (one per run; each prints a table and one JSON line, ``--json FILE`` appen
 - ``memory``: server RSS before any class, with N idle sessions open, and after they close and
   the server discards them (Bokeh drops a closed session after ~15-35 s), ``--cycles`` times.
 
-Server: by default the script starts ``python -m``-style ``app.server.serve`` from
+Server: by default the script starts ``python -m``-style ``app.serve.server.serve`` from
 ``--server-root`` (default: this checkout) on a free loopback port and stops it afterwards;
 ``--server-cmd CMD`` starts another command instead (``DPLAB_ADDRESS``/``DPLAB_PORT`` set, e.g.
 ``scripts/serve-prod``); ``--url URL --pid PID`` targets a server that is already running
@@ -269,12 +269,12 @@ def start_profile(args: argparse.Namespace, pid: int | None, seconds: float
 
 
 def gc_pauses(log: Path | None) -> dict[str, Any]:
-    """Long collections the server logged (app.server.tune_process logs those >= 0.2 s)."""
+    """Long collections the server logged (app.serve.server.tune_process logs those >= 0.2 s)."""
     if log is None or not log.exists():
         return {}
     text = log.read_text(errors="replace")
     pauses = [float(m.group(1)) for m in re.finditer(r"paused the server ([0-9.]+) s", text)]
-    # app.hardening logs one "page-run" line each time a page script runs (all tabs of the
+    # app.serve.hardening logs one "page-run" line each time a page script runs (all tabs of the
     # run, warm-up and baselines included): more than one per tab means sessions were rebuilt.
     return {"gc_pauses_logged": len(pauses), "gc_pause_max_s": max(pauses, default=0.0),
             "page_runs_logged": text.count(" page-run ")}

@@ -6,7 +6,7 @@ Chrome DevTools protocol, every response: its URL, the bytes that crossed the wi
 decoded body size, ``Content-Encoding`` and ``Cache-Control``. A second navigation in the same
 context shows what a returning student downloads (warm cache). Time to the card: navigation
 start -> ``.dp-verdict`` laid out with a non-zero box (performance.now(), the page's own clock);
-"card visible" counts the server-rendered card of app/first_paint.py, "live card" only the one
+"card visible" counts the server-rendered card of app/shell/first_paint.py, "live card" only the one
 BokehJS draws (controls usable).
 
 Also printed: "gzip if on", the sum of every text response compressed with gzip level 6 (what
@@ -15,8 +15,8 @@ when the server under test does not compress.
 
 Variants, each its own server, measured in alternation in one run (ratios against the first):
 ``baseline`` = the page before issue 8 (Bokeh's MathJax bundle forced back in, no first paint),
-``no-first-paint`` = this checkout without app/first_paint.py, ``current`` = this checkout
-served by ``app.server.serve``, ``gzip`` = the same plus Tornado's ``compress_response=True``
+``no-first-paint`` = this checkout without app/shell/first_paint.py, ``current`` = this checkout
+served by ``app.serve.server.serve``, ``gzip`` = the same plus Tornado's ``compress_response=True``
 (since issue 8 ``serve`` compresses anyway).
 
 Usage:
@@ -83,7 +83,8 @@ VARIANTS = {
 
 JS_CARD = r"""
 () => new Promise(resolve => {
-  // first: any .dp-verdict with a box (the server-rendered card of app/first_paint.py counts);
+  // first: any .dp-verdict with a box (the server-rendered card of app/lab/first_paint.py
+  // counts);
   // live: one inside a Bokeh shadow root, i.e. drawn by the page's JavaScript with its controls.
   let first = null;
   const find = () => {

@@ -7,9 +7,12 @@ import re
 
 import pytest
 
-from app import lab_compute as lc
-from app.lab_page import LabPage, card_html, curve_text, density_text, fmt_delta, fmt_log10
-from app.lab_state import LabState
+from app.lab import compute as lc
+from app.lab.card import card_html
+from app.lab.page import LabPage
+from app.lab.state import LabState
+from app.lab.texts import curve_text, density_text
+from app.shell.numbers import fmt_delta, fmt_log10
 from dpcore import certify
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app import i18n
+from app.shell import i18n
 
 FILES = sorted(i18n.CATALOGUE_DIR.glob("*.json"))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from app import hardening
-from app.i18n import t
+from app.serve import hardening
+from app.shell.i18n import t
 
 
 class _Records(logging.Handler):

@@ -21,7 +21,7 @@ from app.cdf_state import (
     fmt_url,
     integral_sq_ecdf,
 )
-from app.i18n import LANGUAGES
+from app.shell.i18n import LANGUAGES
 from dpcore import accounting, gaussian
 from dpcore.cdf import estimate, legendre
 from dpcore.cdf.datasets import load_real, population_cdf, sample

@@ -1,4 +1,4 @@
-"""The first paint of a Panel page (app/first_paint.py): deferred head scripts, the
+"""The first paint of a Panel page (app/shell/first_paint.py): deferred head scripts, the
 server-rendered card of /lab. Browser behaviour: tests/ui/test_first_paint_ui.py."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ import re
 import jinja2
 import pytest
 
-from app import first_paint as fp
-from app.lab_page import LabPage, fmt_delta, fmt_log10
-from app.lab_state import LabState
+from app.lab.page import LabPage
+from app.lab.state import LabState
+from app.shell import first_paint as fp
+from app.shell.numbers import fmt_delta, fmt_log10
 from dpcore import certify
 
 # The shape of the <head> Panel's Fast list template renders (panel 1.9, trimmed).
@@ -128,7 +129,7 @@ def test_lab_first_card_is_the_live_card(lang: str, large: bool) -> None:
 
 
 def test_no_first_card_while_the_tour_conceals_it() -> None:
-    from app.lab_page import attach_tour
+    from app.lab.page import attach_tour
 
     lab = LabPage(state=LabState(), lang="en")
     attach_tour(lab, "2")
@@ -201,7 +202,7 @@ def test_only_pages_with_a_card_provide_a_head() -> None:
 
 
 def test_early_first_paint_matches_the_page() -> None:
-    from app.lab_page import early_first_paint, first_paint_html
+    from app.lab.first_paint import early_first_paint, first_paint_html
 
     args = {"q": "mean", "n": "32", "sigma": "10", "eps": "10", "lang": "ko", "size": "large",
             "theme": "dark"}

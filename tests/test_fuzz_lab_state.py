@@ -1,7 +1,7 @@
 """Fuzz (hypothesis) of the lab state and the CDF page state, as a student could drive them.
 
 Random sequences of typed text, slider moves, preset clicks, query choices and URL parameters go
-through :class:`app.lab_state.LabState` (and :class:`app.cdf_state.CDFState`). After every step:
+through :class:`app.lab.state.LabState` (and :class:`app.cdf_state.CDFState`). After every step:
 no exception has escaped, the state is valid (every parameter in its range, the claim readable,
 D consistent with n and B, Delta/sigma in the verified range), every stored error or notice is
 a catalogue message that formats in both languages, and every number the certification card
@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.special import log_ndtr
 
-from app import lab_compute as lc
 from app.cdf_state import (
     DATA_CHOICES,
     DEGREE_MAX,
@@ -36,9 +35,9 @@ from app.cdf_state import (
     CDFState,
 )
 from app.cdf_views import privacy_html
-from app.i18n import LANGUAGES, catalogue, t
-from app.lab_page import card_html, fmt_delta, fmt_log10, fmt_num
-from app.lab_state import (
+from app.lab import compute as lc
+from app.lab.card import card_html
+from app.lab.state import (
     B_MAX,
     B_MIN,
     DATA_EDIT_MAX,
@@ -52,6 +51,8 @@ from app.lab_state import (
     URL_NAMES,
     LabState,
 )
+from app.shell.i18n import LANGUAGES, catalogue, t
+from app.shell.numbers import fmt_delta, fmt_log10, fmt_num
 from dpcore import certify, gaussian, queries
 
 EXAMPLES = int(os.environ.get("DPLAB_FUZZ_EXAMPLES", "40"))

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from app import hardening
-from app.i18n import CATALOGUE_DIR, t
+from app.serve import hardening
+from app.shell.i18n import CATALOGUE_DIR, t
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE_PROD = ROOT / "scripts" / "serve-prod"
@@ -172,7 +172,7 @@ def test_serve_wires_limits_headers_prefix_and_never_autoreload(
     import panel as pn
     from bokeh.server import urls
 
-    from app import server
+    from app.serve import server
 
     saved = list(urls.per_app_patterns)
     seen: dict[str, Any] = {}
@@ -313,7 +313,7 @@ def test_haproxy_accepts_the_rendered_config(env: dict[str, str]) -> None:
 
 
 def test_href_adds_the_url_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.urls import href, prefix
+    from app.shell.urls import href, prefix
 
     monkeypatch.delenv("DPLAB_PREFIX", raising=False)
     assert prefix() == "" and href("/lab") == "/lab"

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from app import cli
-from app.i18n import LANGUAGES, catalogue, t
-from app.lab_state import LabState
+from app.lab.state import LabState
+from app.shell.i18n import LANGUAGES, catalogue, t
 from dpcore import certify, gaussian, queries
 from dpcore.cdf import estimate
 from dpcore.cdf.isotonic import isotonic
@@ -384,7 +384,7 @@ def test_10_lab_stores_dpcore_errors_as_translatable_keys(monkeypatch) -> None:
     def boom(*a, **k):
         raise DPError("ln_delta_below_range")
 
-    monkeypatch.setattr("app.lab_state.queries.sensitivity", boom)
+    monkeypatch.setattr("app.lab.state.queries.sensitivity", boom)
     err = s.set_text("sigma", "2")
     assert err == ("err.ln_delta_below_range", {})
     assert s.sigma == 1.0

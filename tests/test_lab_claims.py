@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 import re
 
-from app import lab_compute as lc
-from app.lab_page import card_html
-from app.lab_state import LabState
+from app.lab import compute as lc
+from app.lab.card import card_html
+from app.lab.state import LabState
 
 
 def _cls(page: str, cls: str) -> str:

@@ -7,16 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from app import lab_compute as lc
-from app.lab_state import (
-    DATA_EDIT_MAX,
-    EPS_MAX,
-    PRESETS,
-    SIGMA_MAX,
-    LabState,
-    fmt_input,
-    parse_number,
-)
+from app.lab import compute as lc
+from app.lab.state import DATA_EDIT_MAX, EPS_MAX, PRESETS, SIGMA_MAX, LabState
+from app.shell.numbers import fmt_input, parse_number
 from dpcore import certify, gaussian, queries
 
 

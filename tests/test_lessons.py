@@ -10,9 +10,9 @@ from urllib.parse import parse_qsl, urlparse
 import pytest
 
 import lessons
-from app import lesson_page
 from app.cdf_state import CDFState
-from app.lab_state import LabState
+from app.lab.state import LabState
+from app.lesson import page as lesson_page
 
 LESSONS = lessons.LESSONS
 LANGS = lessons.LANGS

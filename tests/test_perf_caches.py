@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import lab_compute as lc
+from app.lab import compute as lc
 
 
 def test_curve_cache_returns_the_same_values_as_a_fresh_computation() -> None:
@@ -41,7 +41,7 @@ def test_density_and_simulation_caches_keep_eps_dependent_parts_fresh() -> None:
 
 
 def test_cached_bokeh_defaults_share_nothing_mutable() -> None:
-    from app.server import cache_bokeh_defaults
+    from app.serve.server import cache_bokeh_defaults
 
     cache_bokeh_defaults()
     from bokeh.models import Div, Slider
@@ -58,7 +58,7 @@ def test_set_data_assigns_only_when_a_column_changed() -> None:
     from bokeh.document import Document
     from bokeh.models import ColumnDataSource
 
-    from app.lab_page import _set_data
+    from app.shell.figures import set_data
 
     x = np.linspace(0, 1, 50)
     src = ColumnDataSource(dict(x=x, y=[1.0]))
@@ -66,9 +66,9 @@ def test_set_data_assigns_only_when_a_column_changed() -> None:
     doc.add_root(src)
     changes: list[object] = []
     doc.on_change(lambda e: changes.append(e))
-    _set_data(src, x=x, y=[1.0])  # same array object, equal short list: nothing to send
+    set_data(src, x=x, y=[1.0])  # same array object, equal short list: nothing to send
     assert changes == []
-    _set_data(src, x=x, y=[2.0])
+    set_data(src, x=x, y=[2.0])
     assert len(changes) == 1 and list(src.data["y"]) == [2.0]
-    _set_data(src, x=x.copy(), y=[2.0])  # a new array (not from the cache): sent
+    set_data(src, x=x.copy(), y=[2.0])  # a new array (not from the cache): sent
     assert len(changes) == 2

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from app import index_page, lesson_page
+from app.lesson import index as index_page
+from app.lesson import page as lesson_page
 
 
 @pytest.mark.parametrize("render", [index_page.render, lesson_page.render])

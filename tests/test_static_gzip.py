@@ -1,4 +1,4 @@
-"""app.static_gzip: static files compressed once per process, identical bytes to the file."""
+"""app.serve.static_gzip: static files compressed once per process, identical bytes to the file."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import tornado.web
 from tornado.testing import AsyncHTTPTestCase
 
-from app import static_gzip
+from app.serve import static_gzip
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 

@@ -14,9 +14,10 @@ import pytest
 from bokeh.colors import named
 from bokeh.models import GlyphRenderer, Label, Legend, Line, Quad, Scatter, Span, Title, VArea
 
-from app import layout
-from app.lab_page import LabPage, card_theme_css
-from app.lab_state import LabState
+from app.lab.card import card_theme_css
+from app.lab.page import LabPage
+from app.lab.state import LabState
+from app.shell.theme import PALETTES
 
 LINE, TEXT = 3.0, 4.5
 
@@ -137,7 +138,7 @@ def test_every_figure_line_and_text_has_contrast(lab: LabPage) -> None:
 def test_legend_swatches_are_the_lines(lab: LabPage) -> None:
     """The HTML legends draw each entry in its renderer's own colour and dash, so a swatch
     has the contrast of its line; the canvases keep no legend of their own."""
-    from app.lab_page import legend_html
+    from app.shell.legend import legend_html
 
     for fig, entries in ((lab.fig_dens, lab.leg_dens), (lab.fig_curve, lab.leg_curve)):
         assert not list(fig.legend)
@@ -153,7 +154,7 @@ def test_legend_swatches_are_the_lines(lab: LabPage) -> None:
 
 @pytest.mark.parametrize("theme", ["default", "dark"])
 def test_palette_and_card_colours(theme: str) -> None:
-    pal = layout.PALETTES[theme]
+    pal = PALETTES[theme]
     for field in ("d0", "d1", "claim", "curve", "laplace", "classic", "marker"):
         assert contrast(getattr(pal, field), pal.background) >= LINE, field
     for field in ("text", "note", "passed", "failed"):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import lessons
-from app.lab_state import LabState
-from app.tour import TourState
+from app.lab.state import LabState
+from app.lab.tour import TourState
 from dpcore import certify
 
 

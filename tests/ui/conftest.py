@@ -81,7 +81,7 @@ def server() -> Iterator[Server]:
     with log.open("wb") as fh:
         proc = subprocess.Popen(
             [sys.executable, "-c",
-             f"from app.server import serve; serve(address='127.0.0.1', port={port})"],
+             f"from app.serve.server import serve; serve(address='127.0.0.1', port={port})"],
             cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

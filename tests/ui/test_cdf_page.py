@@ -18,7 +18,7 @@ import numpy as np
 from playwright.sync_api import expect
 
 from app.cdf_views import g
-from app.i18n import t
+from app.shell.i18n import t
 from dpcore import accounting, gaussian
 from ui.conftest import ROOT, Server, shot
 

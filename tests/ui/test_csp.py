@@ -1,4 +1,4 @@
-"""The Content-Security-Policy (app/hardening.py) allows what the pages really load: a browser
+"""The Content-Security-Policy (app/serve/hardening.py) allows what the pages really load: a browser
 reports no violation on /, /lesson, /lab and /cdf, and the pages still render and work."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The first paint of /lab in the browser (app/first_paint.py, issue 8 "a light first load").
+"""The first paint of /lab in the browser (app/shell/first_paint.py, issue 8 "a light first load").
 
 The certification card arrives in the HTML itself, so a student sees it before BokehJS has run,
 even with JavaScript off; once the live card is drawn the server-rendered one is gone, and the
@@ -14,7 +14,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from app.lab_page import fmt_delta, fmt_log10
+from app.shell.numbers import fmt_delta, fmt_log10
 from dpcore import certify
 from ui.conftest import Server, shot
 

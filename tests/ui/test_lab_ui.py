@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from app.lab_page import fmt_log10
-from app.lab_state import PRESET_BY_KEY, parse_number
+from app.lab.state import PRESET_BY_KEY
+from app.shell.numbers import fmt_log10, parse_number
 from dpcore import certify
 from ui.conftest import Server, shot
 
@@ -20,7 +20,7 @@ def open_lab(page: Any, server: Server, query: str = "lang=en") -> None:
     page.goto(f"{server.url}/lab?{query}")
     expect(page.locator(".dp-verdict")).to_be_visible()
     expect(page.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
-    # The server-rendered first card (app/first_paint.py) has made way for the live one.
+    # The server-rendered first card (app/shell/first_paint.py) has made way for the live one.
     expect(page.locator("#dp-first-paint")).to_have_count(0)
 
 
@@ -133,7 +133,7 @@ def test_bad_url_values_fall_back_with_a_visible_message(page: Any, server: Serv
     (r"^σ — noise", "1e300", "σ must be"),
     (r"^ε \(no unit\)", "-1", "ε must be"),
     (r"^ε \(no unit\)", "1e6", "ε must be"),
-    (r"^Claimed δ", "1.5", "probability"),
+    (r"^Claimed δ", "1.5", "δ must lie in"),
     (r"^n — public", "0", "whole number"),
     (r"^B — public", "-2", "B must be"),
     (r"^σ — noise", "abc", "not a number"),

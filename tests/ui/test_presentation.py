@@ -81,7 +81,7 @@ def wait_lab(pg: Any) -> None:
     expect(pg.locator(".dp-verdict")).to_be_visible()
     expect(pg.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
     expect(pg.locator(".dp-density-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
-    # The server-rendered first card (app/first_paint.py) has made way for the live one.
+    # The server-rendered first card (app/shell/first_paint.py) has made way for the live one.
     expect(pg.locator("#dp-first-paint")).to_have_count(0)
 
 

@@ -25,7 +25,7 @@ def app_errors(text: str) -> list[str]:
 
 
 def test_disconnect_filter_keeps_real_errors() -> None:
-    real = "Traceback (most recent call last):\n  File \"/x/app/lab_page.py\"\nValueError: boom"
+    real = "Traceback (most recent call last):\n  File \"/x/app/lab/page.py\"\nValueError: boom"
     noise = ("Task exception was never retrieved\nTraceback (most recent call last):\n"
              "  File \"tornado/websocket.py\"\ntornado.websocket.WebSocketClosedError")
     assert app_errors(noise) == []

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 
-CATALOGUE_DIR = Path(__file__).with_name("i18n")
+from app.shell.assets import CATALOGUES
+
+CATALOGUE_DIR = CATALOGUES
 LANGUAGES: tuple[str, ...] = ("ko", "en")
 DEFAULT_LANGUAGE = "ko"
 

@@ -11,22 +11,23 @@ import logging
 import os
 import socket
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets"
+from app.shell import assets
+
+ASSETS_DIR = assets.ASSETS
 
 
 def _lab() -> Any:
-    from app.lab_page import create_page
+    from app.lab.page import create_page
 
     return create_page()
 
 
 def _register_early() -> None:
-    """Pages that can show their first card before they are built (app/first_paint.py)."""
-    from app import first_paint
-    from app.lab_page import early_first_paint
+    """Pages that can show their first card before they are built (app/shell/first_paint.py)."""
+    from app.lab.first_paint import early_first_paint
+    from app.shell import first_paint
 
     first_paint.EARLY["/lab"] = early_first_paint
 
@@ -38,7 +39,8 @@ def _cdf() -> Any:
 
 
 def routes() -> dict[str, Callable[[], Any]]:
-    """URL path -> Panel page factory (``/`` and ``/lesson`` are plain HTML: app.plain_pages)."""
+    """URL path -> Panel page factory (``/`` and ``/lesson`` are plain HTML:
+    app.serve.plain_pages)."""
     r: dict[str, Callable[[], Any]] = {"/lab": _lab}
     if importlib.util.find_spec("app.cdf_page") is not None:
         r["/cdf"] = _cdf
@@ -192,7 +194,7 @@ def tune_process() -> dict[str, Any]:
     WSHandler.open = open_nodelay  # type: ignore[method-assign]
 
     # Panel counts every widget event in one process-wide list for its busy spinner; our
-    # templates have none (app.layout), yet that bookkeeping was ~15 % of the CPU per slider
+    # templates have none (app.shell.template), yet that bookkeeping was ~15 % of the CPU per slider
     # move. It runs again as soon as any page registers a busy indicator.
     state_cls = type(pn_state)
     add_busy, remove_busy = state_cls._add_busy_event, state_cls._remove_busy_event
@@ -224,7 +226,7 @@ def tune_process() -> dict[str, Any]:
     Reactive._update_properties = update_properties  # type: ignore[method-assign]
 
     # Warm-up: the page modules' imports are most of the objects alive at start-up.
-    import app.lab_page
+    import app.lab.page
 
     if importlib.util.find_spec("app.cdf_page") is not None:
         import app.cdf_page  # noqa: F401
@@ -321,21 +323,22 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     request gets the "class is full" page (HTTP 503). ``max_message_bytes``: largest websocket
     message accepted from a browser. ``frame_ancestors``: CSP sources that may frame the pages
     (default ``'self'``; an LMS: ``https://lms.example.org``). ``worker``: name in the page-run
-    log lines. See app/hardening.py.
+    log lines. See app/serve/hardening.py.
     """
     # Never CDN or inline resources: both make the browser fetch from the internet.
     if os.environ.get("BOKEH_RESOURCES", "server") != "server":
         os.environ["BOKEH_RESOURCES"] = "server"
     import panel as pn
 
-    from app import first_paint, hardening, plain_pages, static_gzip
+    from app.serve import hardening, plain_pages, static_gzip
+    from app.shell import first_paint
 
     pn.extension(design="fast", notifications=False)
     pn.config.autoreload = False
     cap = hardening.DEFAULT_MAX_SESSIONS if max_sessions is None else max_sessions
     msg_bytes = max_message_bytes or hardening.DEFAULT_MAX_MESSAGE_BYTES
     name = worker or f"{socket.gethostname()}:{port}"
-    # The first card goes out before the page is built (app/first_paint.py); the "class is
+    # The first card goes out before the page is built (app/shell/first_paint.py); the "class is
     # full" answer comes before either (installed after, so it runs first).
     _register_early()
     first_paint.install_streaming()
@@ -359,19 +362,19 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         prefix=prefix.strip("/"),
         websocket_max_message_size=msg_bytes,
         # gzip here, also behind scripts/serve-prod: /lab 3.7 MB -> 0.96 MB on the wire; static
-        # files are compressed once per process (app/static_gzip.py), and HAProxy caches that
+        # files are compressed once per process (app/serve/static_gzip.py), and HAProxy caches that
         # copy. HAProxy's own compression (libslz, one fixed level) sent 1.53 MB (issue 8).
         compress_response=True,
         **tune_process(),
     )
-    # Static files: compressed once per process, not once per student (app/static_gzip.py).
+    # Static files: compressed once per process, not once per student (app/serve/static_gzip.py).
     server._tornado.transforms = static_gzip.install(server._tornado.transforms)
     server._tornado.transforms.append(
         hardening.header_transform(hardening.security_headers(frame_ancestors or ["'self'"])))
     server.start()
     server.io_loop.start()
 
-if __name__ == "__main__":  # python -m app.server [port]
+if __name__ == "__main__":  # python -m app.serve.server [port]
     import sys
 
     serve(port=int(sys.argv[1]) if len(sys.argv) > 1 else 5006)

@@ -19,21 +19,17 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
-import panel as pn
-import param
 
-from app.i18n import t
-from app.lab_state import LabState, fmt_input
+from app.lab.card import VERDICTS, verdict_kind
+from app.lab.state import LabState
+from app.shell.i18n import t
+from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, fmt_repr, underflow_approx
 from dpcore import gaussian
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 CURVE_POINTS = 400
 
 
@@ -48,21 +44,12 @@ def file_stem(cert: Any) -> str:
             f"-eps{fmt_input(cert.eps)}")
 
 
-def _r(x: float) -> str:
-    """Round-trip text of a double (``repr``), ``inf``/``-inf`` spelled out."""
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return repr(float(x))
-
-
 def lab_link(state: LabState, lang: str) -> str:
     return "/lab?" + urlencode({**state.url_query(), "lang": lang})
 
 
 def certification_markdown(state: LabState, cert: Any, lang: str) -> str:
     """The certification card as Markdown, in ``lang``."""
-    from app.lab_page import VERDICTS, fmt_delta, fmt_log10, fmt_num, underflow_approx, verdict_kind
-
     unit = t(f"common.unit.{cert.unit}", lang)
     word_key, mark = VERDICTS[verdict_kind(cert)]
     yes, no = t("common.yes", lang), t("common.no", lang)
@@ -118,86 +105,20 @@ def curve_csv(state: LabState, points: int = CURVE_POINTS) -> str:
     head = [
         "# dplab: required delta of the Gaussian mechanism as a function of eps",
         f"# query={state.query} n={state.n} B={fmt_input(state.B)} "
-        f"sigma={fmt_input(state.sigma)} sensitivity={_r(d)} claimed_delta={state.delta_text}",
+        f"sigma={fmt_input(state.sigma)} sensitivity={fmt_repr(d)} "
+        f"claimed_delta={state.delta_text}",
         "# delta is exact; 0 only where the double underflows (log10_delta stays exact)",
         "eps,delta,log10_delta",
     ]
-    body = [f"{_r(e)},{_r(math.exp(x) if x > -math.inf else 0.0)},{_r(x / math.log(10))}"
+    body = [f"{fmt_repr(e)},{fmt_repr(math.exp(x) if x > -math.inf else 0.0)},"
+            f"{fmt_repr(x / math.log(10))}"
             for e, x in zip(grid.tolist(), ld.tolist(), strict=True)]
     return "\n".join(head + body) + "\n"
 
 
-def cdf_csv(grid: Sequence[float], values: Sequence[float], *, eps: float, delta: float,
-            header: Sequence[str] = ()) -> str:
-    """A private CDF as CSV: ``x,cdf`` with its (ε, δ) in the first line (for /cdf)."""
-    head = [f"# dplab private CDF: eps={_r(eps)} delta={_r(delta)}",
-            *(f"# {h}" for h in header), "x,cdf"]
-    return "\n".join(head + [f"{_r(x)},{_r(y)}" for x, y in zip(grid, values, strict=True)]) + "\n"
 
 
-MIME = {"json": "application/json", "md": "text/markdown;charset=utf-8",
-        "csv": "text/csv;charset=utf-8", "png": "image/png"}
 
 
-@dataclass(frozen=True)
-class ExportFile:
-    """What a click saves: a text file, or (``figure_id``) a figure drawn as PNG in the browser
-    with ``text`` in its iTXt chunk and ``legend`` (dicts of LegendEntry.as_dict) under it."""
-
-    filename: str
-    text: str
-    figure_id: str = ""
-    legend: tuple[dict[str, Any], ...] = ()
 
 
-class ExportBar(pn.custom.JSComponent):
-    """The save buttons of a page, in one component (one Bokeh model, cheap to build).
-
-    ``items``: ``[{"kind", "label", "cls"}]``; a button's css classes are ``dp-export-btn`` and
-    ``cls`` (``dp-export-png``, ``dp-export-json``, ``dp-export-md``, ``dp-export-csv``).
-    A click sends ``{"kind", "ticket"}``; :meth:`_handle_msg` asks ``make(kind)`` for an
-    :class:`ExportFile` at that moment and answers in ``reply``. The browser then saves the
-    text, or, with a ``figure_id``, exports that Bokeh figure as PNG with its legend drawn under
-    it and the text in its iTXt chunk (assets/dplab-export.js). Nothing is rendered on the
-    server.
-    """
-
-    heading = param.String(default="", doc="Heading above the buttons.")
-    hint = param.String(default="", doc="One sentence under the heading.")
-    items = param.List(default=[], item_type=dict, doc="Buttons: kind, label, cls.")
-    reply = param.Dict(default={}, doc="The server's answer to the last click.")
-    colours = param.Dict(default={"background": "#ffffff", "text": "#222222"},
-                         doc="Background and text colour of a PNG's legend (the theme's).")
-    font_px = param.Integer(default=15, bounds=(8, 48), doc="Legend text size in a PNG.")
-
-    _esm = ASSETS / "dplab-export.js"
-
-    _stylesheets: ClassVar[list[str]] = ["""
-:host { display: block; width: 100%; }
-h2 { margin: .6em 0 .2em 0; font-size: 1.4em; }
-p { margin: .2em 0 .5em 0; }
-.dp-export-row { display: flex; flex-wrap: wrap; gap: 8px; }
-.dp-export-btn { font: inherit; font-size: .95em; min-height: 44px; padding: .3em .9em;
-  border: 1px solid currentColor; border-radius: 4px; background: transparent; color: inherit;
-  cursor: pointer; }
-.dp-export-btn:focus-visible { outline: 3px solid #d55e00; outline-offset: 2px; }
-.dp-export-btn:disabled { opacity: .6; cursor: progress; }
-@media print { :host { display: none; } }
-"""]
-
-    def __init__(self, make: Callable[[str], ExportFile] | None = None,
-                 **params: Any) -> None:
-        super().__init__(**params)
-        self._make = make
-
-    def _handle_msg(self, msg: Any) -> None:
-        if not isinstance(msg, dict) or self._make is None:
-            return
-        kind = str(msg.get("kind", ""))
-        if kind not in {item.get("kind") for item in self.items}:
-            return
-        f = self._make(kind)
-        ext = f.filename.rsplit(".", 1)[-1]
-        self.reply = {"ticket": int(msg.get("ticket", 0)), "kind": kind, "filename": f.filename,
-                      "text": f.text, "figure_id": f.figure_id, "legend": list(f.legend),
-                      "mime": MIME.get(ext, "application/octet-stream")}

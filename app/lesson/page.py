@@ -21,9 +21,9 @@ from functools import cache
 from markdown_it import MarkdownIt
 
 import lessons
-from app.html_shell import document, options
-from app.i18n import t
-from app.layout import asset_url
+from app.shell.html import document, options
+from app.shell.i18n import t
+from app.shell.template import asset_url
 
 TOPICS = {"gaussian": "gaussian", "cdf": "cdf"}
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)

@@ -11,9 +11,10 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 
-from app.i18n import LANGUAGES, pick_language, t
-from app.layout import asset_url, kept_query, nav_html
-from app.urls import prefix
+from app.shell.i18n import LANGUAGES, pick_language, t
+from app.shell.options import kept_query
+from app.shell.template import asset_url, nav_html
+from app.shell.urls import prefix
 
 SIZES = ("normal", "large")
 THEMES = ("default", "dark")
@@ -142,7 +143,7 @@ def keep_options(body: str, lang: str, kept: Mapping[str, str]) -> str:
 
 
 def with_prefix(page: str) -> str:
-    """Every root-absolute ``href``/``src`` of our page behind ``DPLAB_PREFIX`` (app.urls).
+    """Every root-absolute ``href``/``src`` of our page behind ``DPLAB_PREFIX`` (app.shell.urls).
 
     Our renderers (and the lesson sources' Markdown links) write site paths like ``/lab?…``;
     behind a reverse proxy at ``/course/`` they must read ``/course/lab?…``.

@@ -27,8 +27,8 @@ class _Page(tornado.web.RequestHandler):
 
 
 def routes() -> list[tuple[str, type[tornado.web.RequestHandler]]]:
-    from app.index_page import render as render_index
-    from app.lesson_page import render as render_lesson
+    from app.lesson.index import render as render_index
+    from app.lesson.page import render as render_lesson
 
     index = type("IndexHandler", (_Page,), {"render_page": staticmethod(render_index)})
     lesson = type("LessonHandler", (_Page,), {"render_page": staticmethod(render_lesson)})

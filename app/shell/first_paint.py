@@ -36,6 +36,8 @@ from typing import Any, NamedTuple
 
 import jinja2
 
+from app.shell import assets
+
 # False: pages render as Panel makes them (benchmarks/first_load.py's "before" variant).
 ENABLED = True
 FRAGMENT_ID = "dp-first-paint"
@@ -58,78 +60,7 @@ _INLINE_LOG_LEVEL = re.compile(
 # task, so no script (a test's, a screen reader's) finds both cards or neither.
 # A per-frame search after DOMContentLoaded is the fallback; after 60 s without a live card
 # the note says so.
-_SWAP_JS = """
-(function () {
-  var mark = document.getElementById("%(id)s");
-  if (!mark) return;
-  var done = false, live = null, observers = [], proto = Element.prototype,
-      attach = proto.attachShadow, watch = {childList: true, subtree: true, attributes: true,
-                                            attributeFilter: ["style", "class", "hidden"]};
-  function shown(el) {
-    if (!el || !el.isConnected || el.getBoundingClientRect().height <= 0) return false;
-    if (el.checkVisibility) {
-      return el.checkVisibility({visibilityProperty: true, opacityProperty: true});
-    }
-    return getComputedStyle(el).visibility === "visible";
-  }
-  function finish() {
-    if (done) return;
-    done = true;
-    mark.remove();
-    for (var i = 0; i < observers.length; i++) observers[i].disconnect();
-    observers = [];
-    if (proto.attachShadow === patched) proto.attachShadow = attach;
-  }
-  function check() { if (!done && shown(live)) finish(); }
-  function observe(node, found) {
-    var mo = new MutationObserver(function () {
-      if (done) return;
-      if (found) { var hit = node.querySelector(".dp-card"); if (hit) live = hit; }
-      check();
-    });
-    mo.observe(node, watch);
-    observers.push(mo);
-  }
-  function patched(init) {
-    var root = attach.call(this, init);
-    if (!done) observe(root, true);
-    return root;
-  }
-  proto.attachShadow = patched;
-  observe(document.documentElement, false);
-  function search() {
-    var stack = [], all = document.querySelectorAll("[data-root-id]");
-    for (var i = 0; i < all.length; i++) stack.push(all[i]);
-    while (stack.length) {
-      var root = stack.pop();
-      if (root.shadowRoot === undefined) {
-        var hit = root.querySelector(".dp-card");
-        if (hit) { live = hit; if (shown(hit)) return true; }
-      }
-      var kids = root.querySelectorAll("*");
-      for (var j = 0; j < kids.length; j++) if (kids[j].shadowRoot) stack.push(kids[j].shadowRoot);
-    }
-    return false;
-  }
-  var started = 0;
-  function tick(now) {
-    if (done) return;
-    if (!started) started = now;
-    // The whole-page search only until the live card exists (the observers follow it then).
-    if (shown(live) || (!(live && live.isConnected) && search())) { finish(); return; }
-    if (now - started > 60000) {
-      mark.classList.add("dp-first-paint-failed");
-      var note = mark.querySelector(".dp-first-paint-note");
-      if (note) note.textContent = note.getAttribute("data-failed");
-      return;
-    }
-    requestAnimationFrame(tick);
-  }
-  function start() { requestAnimationFrame(tick); }
-  if (document.readyState !== "loading") start();
-  else document.addEventListener("DOMContentLoaded", start, {once: true});
-})();
-"""
+_SWAP_JS = assets.text("dplab-first-paint-swap.js")
 
 
 def defer_scripts(page: str) -> str:
@@ -241,17 +172,10 @@ _RESOURCE = re.compile(r'<script\b[^>]*\bsrc=[^>]*>|<link\b[^>]*\brel="styleshee
 _HREF = re.compile(r'\bhref="([^"]+)"', re.IGNORECASE)
 # Before the page's own layout has arrived, the card stands where the main area will be.
 EARLY_CLASS = "dp-first-paint-early"
-_EARLY_CSS = f"""<style>
-html, body {{ margin: 0; }}
-.{EARLY_CLASS} {{ margin: 0 !important; padding: 74px 10px 10px 10px; }}
-.{EARLY_CLASS}::before {{ content: ""; position: absolute; left: 0; top: 0; right: 0;
-  height: 64px; background: var(--header-background, #0b4f6c); }}
-</style>"""
-# (Each page's own fragment CSS puts the card beside its sidebar: app/lab_page.py.)
+_EARLY_CSS = "<style>" + assets.text("dplab-first-paint-early.css") + "</style>"
+# (Each page's own fragment CSS puts the card beside its sidebar: app/lab/page.py.)
 # Put where the page's main area starts: the early card moves into it (same spot on screen).
-_MOVE_JS = (f'<script>(function () {{ var f = document.getElementById("{FRAGMENT_ID}"), '
-            f'm = document.getElementById("main"); if (f && m) {{ m.prepend(f); '
-            f'f.classList.remove("{EARLY_CLASS}"); }} }})();</script>')
+_MOVE_JS = "<script>" + assets.text("dplab-first-paint-move.js") + "</script>"
 _DROP_JS = (f'<script>(function () {{ var f = document.getElementById("{FRAGMENT_ID}"); '
             f"if (f) f.remove(); }})();</script>")
 
@@ -407,7 +331,8 @@ def streaming_doc_handler(base: type) -> type:
 
 def install_streaming() -> None:
     """Replace the page handler in Bokeh's per-app routes (before the server is built, and
-    before app.hardening.install_session_cap, whose "class is full" answer must come first)."""
+    before app.serve.hardening.install_session_cap, whose "class is full" answer must come
+    first)."""
     from bokeh.server import urls
 
     for i, (pattern, handler, *rest) in enumerate(urls.per_app_patterns):

@@ -16,6 +16,7 @@ from typing import Any
 
 import param
 
+from app.shell.numbers import clean_number_text, fmt_input, parse_number
 from dpcore import queries
 from dpcore.certify import Certification, Claim, certify
 from dpcore.errors import DPError
@@ -75,31 +76,10 @@ URL_NAMES: dict[str, str] = {
 }
 
 
-def fmt_input(x: float) -> str:
-    """Shortest text that parses back to exactly ``x`` ("1" not "1.0")."""
-    if isinstance(x, int) or (math.isfinite(x) and x == int(x) and abs(x) < 1e15):
-        return str(int(x))
-    return repr(float(x))
 
 
-def clean_number_text(text: str) -> str:
-    """User text with spaces removed, the Unicode minus as ``-`` and a lone ``,`` as ``.``."""
-    s = str(text).strip().replace(" ", "").replace("\u2212", "-")
-    if s.count(",") == 1 and "." not in s:
-        s = s.replace(",", ".")
-    return s
 
 
-def parse_number(text: str) -> float:
-    """A finite float from user text; ``,`` as a decimal mark and spaces are tolerated.
-
-    Raises ValueError for text that is not a finite number (nan, inf, words).
-    """
-    s = clean_number_text(text)
-    x = float(s)  # ValueError for words
-    if not math.isfinite(x):
-        raise ValueError("not a finite number")
-    return x
 
 
 def _cycle_to(values: list[float], n: int, B: float) -> list[float]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
-from app.html_shell import document, options
-from app.i18n import t
-from app.layout import asset_url, kept_query
+from app.shell.html import document, options
+from app.shell.i18n import t
+from app.shell.options import kept_query
+from app.shell.template import asset_url
 
 
 def _quiz_ids(lesson: str, lang: str) -> list[str]:

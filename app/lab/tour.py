@@ -18,9 +18,9 @@ import param
 from markdown_it import MarkdownIt
 
 import lessons
-from app import layout
-from app.i18n import t
-from app.lab_state import PRESETS, LabState
+from app.lab.state import PRESETS, LabState
+from app.shell import assets, widgets
+from app.shell.i18n import t
 
 _MD = MarkdownIt("commonmark", {"html": False})
 _TERM_TEXT = re.compile(r"\[\[([a-z0-9-]+)(?:\|([^\]]+))?\]\]")
@@ -102,18 +102,7 @@ def _inline(text: str) -> str:
     return _MD.renderInline(text)
 
 
-TOUR_CSS = """
-:host { display: block; }
-.dp-tour { line-height: 1.45; font-size: 1.02em; }
-.dp-tour h2 { margin: .1em 0 .3em 0; font-size: 1.3em; }
-.dp-tour-count { font-weight: 700; letter-spacing: .03em; margin: 0; opacity: .85; }
-.dp-tour p { margin: .35em 0; }
-.dp-tour-predict { font-weight: 700; border-left: 5px solid #d55e00; padding-left: .6em; }
-.dp-tour-reveal { border-left: 5px solid #007a4d; padding-left: .6em; }
-.dp-tour-result { font-weight: 700; }
-.dp-tour-keys { font-size: .9em; opacity: .85; }
-kbd { border: 1px solid #8888; border-radius: 4px; padding: 0 .35em; font-family: inherit; }
-"""
+TOUR_CSS = assets.text("dplab-tour.css")
 
 # The step panel's frame (on the Column, so the buttons sit inside it).
 PANEL_STYLES = {"border": "3px solid #0b4f6c", "border-radius": "10px", "padding": "4px 10px 8px",
@@ -137,93 +126,7 @@ class KeyBridge(pn.custom.JSComponent):
     help_html = param.String(default="", doc="Trusted HTML of the help overlay.")
     close_label = param.String(default="Close", doc="Label of the overlay's close button.")
 
-    _esm = """
-    export function render({ model }) {
-      let count = 0;
-      let overlay = null;
-      let before = null;
-      const KEYS = new Set(["ArrowLeft", "ArrowRight", "?", "p", "d", "1", "2", "3", "4", "5",
-                            "6", "7"]);
-      function deepAll(sel, root, out) {
-        root.querySelectorAll(sel).forEach((e) => out.push(e));
-        root.querySelectorAll("*").forEach((e) => {
-          if (e.shadowRoot) { deepAll(sel, e.shadowRoot, out); }
-        });
-        return out;
-      }
-      function toggleFolds() {
-        const folds = deepAll("details", document, []);
-        const open = folds.some((d) => !d.open);
-        folds.forEach((d) => { d.open = open; });
-      }
-      function closeHelp() {
-        if (overlay) { overlay.remove(); overlay = null; if (before) { before.focus(); } }
-      }
-      function openHelp() {
-        if (overlay) { closeHelp(); return; }
-        before = document.activeElement;
-        overlay = document.createElement("div");
-        overlay.className = "dp-help-overlay";
-        overlay.setAttribute("role", "dialog");
-        overlay.setAttribute("aria-modal", "true");
-        overlay.setAttribute("aria-labelledby", "dp-help-title");
-        overlay.style.cssText = "position:fixed;inset:0;background:#000a;z-index:10000;" +
-          "display:flex;align-items:center;justify-content:center;";
-        const box = document.createElement("div");
-        box.style.cssText = "background:#fff;color:#111;max-width:36em;width:92vw;" +
-          "max-height:90vh;overflow:auto;border-radius:10px;padding:1em 1.4em;" +
-          "font-size:1.1em;line-height:1.5;box-shadow:0 4px 24px #0008;";
-        box.innerHTML = model.help_html;
-        const btn = document.createElement("button");
-        btn.textContent = model.close_label;
-        btn.className = "dp-help-close";
-        btn.style.cssText = "font:inherit;padding:.3em 1em;margin-top:.6em;min-height:44px;";
-        btn.addEventListener("click", closeHelp);
-        box.appendChild(btn);
-        overlay.appendChild(box);
-        overlay.addEventListener("click", (e) => { if (e.target === overlay) { closeHelp(); } });
-        document.body.appendChild(overlay);
-        btn.focus();
-      }
-      function onKey(e) {
-        if (e.ctrlKey || e.metaKey || e.altKey) { return; }
-        if (overlay) {
-          if (e.key === "Escape" || e.key === "?") { e.preventDefault(); closeHelp(); }
-          else if (e.key === "Tab") { e.preventDefault(); overlay.querySelector("button").focus(); }
-          return;
-        }
-        if (!KEYS.has(e.key)) { return; }
-        const path = e.composedPath ? e.composedPath() : [e.target];
-        for (const el of path) {
-          if (!el || !el.tagName) { continue; }
-          const tag = el.tagName.toLowerCase();
-          if (tag === "input" || tag === "textarea" || tag === "select" || el.isContentEditable) {
-            return;
-          }
-          const role = el.getAttribute && el.getAttribute("role");
-          if (role === "slider" || role === "radiogroup" || role === "listbox") { return; }
-          if (el.classList && el.classList.contains("noUi-handle")) { return; }
-        }
-        e.preventDefault();
-        if (e.key === "?") { openHelp(); return; }
-        if (e.key === "d") { toggleFolds(); return; }
-        if (e.key === "p") {
-          const u = new URL(window.location.href);
-          if (u.searchParams.get("size") === "large") { u.searchParams.delete("size"); }
-          else { u.searchParams.set("size", "large"); }
-          window.location.href = u.toString();
-          return;
-        }
-        count += 1;
-        model.event = e.key + "#" + count;
-      }
-      document.addEventListener("keydown", onKey);
-      model.on("remove", () => { document.removeEventListener("keydown", onKey); closeHelp(); });
-      const el = document.createElement("span");
-      el.className = "dp-keybridge";
-      return el;
-    }
-    """
+    _esm = assets.path("dplab-keybridge.js")
 
 
 class TourPanel:
@@ -233,7 +136,7 @@ class TourPanel:
         self.tour = tour
         self.lang = lang
         self.on_change = on_change
-        self.text = layout.TextPane("", stylesheets=[TOUR_CSS], sizing_mode="stretch_width",
+        self.text = widgets.TextPane("", stylesheets=[TOUR_CSS], sizing_mode="stretch_width",
                                  margin=0)
         self.options = pn.FlexBox(sizing_mode="stretch_width", margin=0,
                                   css_classes=["dp-tour-options"])

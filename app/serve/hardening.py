@@ -25,7 +25,8 @@ from typing import Any
 
 import tornado.web
 
-from app.i18n import LANGUAGES, t
+from app.shell import assets
+from app.shell.i18n import LANGUAGES, t
 
 DEFAULT_MAX_SESSIONS = 150
 # Browsers send small PATCH-DOC messages (a widget value), except the CDF page's upload: 1 MiB
@@ -161,18 +162,7 @@ def unavailable_page(kind: str = "full", seconds: int = RETRY_AFTER_S) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="{seconds}">
 <title>{html.escape(title)} · dplab</title>
-<style>
-body {{ font-family: system-ui, "Noto Sans KR", "Noto Sans CJK KR", "Apple SD Gothic Neo",
-  "Malgun Gothic", NanumGothic, sans-serif; margin: 0; background: #f6f8fa; color: #1b1f24; }}
-main {{ max-width: 40rem; margin: 10vh auto; padding: 2rem; background: #fff;
-  border-radius: 8px; border-top: 6px solid #0b4f6c; font-size: 1.15rem; line-height: 1.6; }}
-h1 {{ font-size: 1.6rem; margin: 0 0 .5rem; }}
-section + section {{ border-top: 1px solid #d0d7de; margin-top: 1.5rem; padding-top: 1rem; }}
-a.retry {{ display: inline-block; padding: .5rem 1rem; background: #0b4f6c; color: #fff;
-  border-radius: 6px; text-decoration: none; }}
-a.retry:focus {{ outline: 3px solid #f0a500; outline-offset: 2px; }}
-.small {{ font-size: .95rem; color: #57606a; }}
-</style>
+<style>{assets.text('dplab-unavailable.css')}</style>
 </head>
 <body><main>{''.join(sections)}</main></body>
 </html>
@@ -292,7 +282,7 @@ def build_failed_page(path: str) -> Any:
 
     import panel as pn
 
-    from app.i18n import request_language, t
+    from app.shell.i18n import request_language, t
 
     try:
         lang = request_language()

@@ -1,0 +1,210 @@
+"""The certification card of /lab: pure HTML from a dpcore Certification (unit-tested).
+
+Fixed class names that outside checks read: dp-verdict, dp-required-delta, dp-log10-delta,
+dp-sensitivity. Its look is assets/dplab-card.css (shared with /cdf), the projector strip
+assets/dplab-card-projector.css, the theme colours :func:`card_theme_css`.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from typing import Any
+
+from app.lab.state import LabState
+from app.shell import assets, theme
+from app.shell.i18n import t
+from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, underflow_approx
+from dpcore import queries
+
+log = logging.getLogger(__name__)
+
+
+# ---------------------------------------------------------------------------------------------
+# the certification card (pure HTML from a Certification; unit-tested)
+# ---------------------------------------------------------------------------------------------
+def unit_label(lang: str, unit: str) -> str:
+    return t(f"common.unit.{unit}", lang)
+
+
+def _sens_formula(query: str, n: int, B: float, lang: str) -> str:
+    Bs, ns = fmt_input(B), str(n)
+    return {
+        "sum": f"Δ = B = {Bs}",
+        "mean": f"Δ = B / n = {Bs} / {ns}",
+        "count": "Δ = 1",
+        "const": "Δ = 0",
+    }[query] + " — " + t(f"lab.card.sens_why.{query}", lang)
+
+
+# Verdict kind -> (message key, mark). A new verdict (e.g. "too close to call") is one more
+# entry here and one more branch in verdict_kind(); its CSS class is the kind itself.
+VERDICTS: dict[str, tuple[str, str]] = {
+    "pass": ("lab.verdict.pass", "✓"),
+    "fail": ("lab.verdict.fail", "✗"),
+    # Not a pass: the claim and the required δ agree even at 40+ digits (dpcore.certify).
+    "too_close": ("lab.verdict.too_close", "≟"),
+}
+
+
+# Short names of the controls, for the stale-card note (language-neutral symbols).
+FIELD_SYMBOLS = {"query": "q", "n": "n", "B": "B", "sigma": "σ", "eps": "ε", "delta": "δ",
+                 "data": "D", "record": "i", "replacement": "v", "eps_lo": "ε₁", "eps_hi": "ε₂",
+                 "sim_n": "N"}
+
+
+def verdict_kind(cert: Any) -> str:
+    kind = getattr(cert, "verdict", "pass" if cert.passes else "fail")
+    return kind if kind in VERDICTS else "fail"
+
+
+def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) -> str:
+    """Certification card. ``cert`` is a dpcore Certification for the state's release.
+
+    ``folded``: the secondary parts (flags, errors, calibration, neighbours) start closed
+    (projector view). While ``state.errors`` holds a rejected input the card carries the class
+    ``dp-stale`` and says that it shows the last valid values.
+    """
+    unit = unit_label(lang, cert.unit)
+    u = html.escape(unit)
+    kind = verdict_kind(cert)
+    word_key, mark = VERDICTS[kind]
+    verdict_word = t(word_key, lang)
+    reason = t(f"lab.reason.{cert.reason}", lang)
+    yes, no = t("common.yes", lang), t("common.no", lang)
+
+    # The student's own neighbours (local view) next to the global sensitivity.
+    data = state.data
+    local = ""
+    try:
+        d_prime = state.neighbour()
+        f_d = queries.value(state.query, list(data), state.B)
+        f_dp = queries.value(state.query, list(d_prime), state.B)
+        loc = queries.local_difference(state.query, list(data), state.record - 1,
+                                       state.replacement, state.B)
+
+        def show(ds: list[float]) -> str:
+            items = ", ".join(fmt_input(v) for v in ds[:12])
+            return f"({items}{', …' if len(ds) > 12 else ''})"
+
+        local = f"""
+        <h3>{t("lab.card.neighbours", lang)}</h3>
+        <dl class="dp-grid">
+          <dt>D</dt><dd>{show(data)}</dd>
+          <dt>D′</dt><dd>{show(d_prime)} <span class="dp-muted">{html.escape(t(
+            "lab.card.replaced", lang, i=state.record, v=fmt_input(state.replacement)))}</span></dd>
+          <dt>f(D)</dt><dd>{fmt_num(f_d)} {u}</dd>
+          <dt>f(D′)</dt><dd>{fmt_num(f_dp)} {u}</dd>
+          <dt>|f(D) − f(D′)|</dt><dd class="dp-local-difference">{fmt_num(loc)} {u}</dd>
+        </dl>
+        <p class="dp-note">{html.escape(t("lab.card.global_why", lang, local=fmt_num(loc),
+                                         sens=fmt_num(cert.sensitivity), unit=unit))}</p>"""
+    except ValueError as exc:  # cannot happen for a validated state; never show a traceback
+        log.info("neighbour view skipped: %s", exc)
+
+    claimed = state.delta_text if state.delta_text else fmt_delta(cert.claimed_delta)
+    # From the claim's text in log space: a claim of 1e-400 reads log10 = -400, not -inf.
+    claimed_log = fmt_log10(cert.claimed_log10)
+    flags = [
+        ("lab.flag.positive", cert.mathematically_positive),
+        ("lab.flag.underflow", cert.underflow),
+        ("lab.flag.pure", cert.pure_dp_possible),
+    ]
+    flag_rows = "".join(
+        f"<dt>{html.escape(t(k, lang))}</dt><dd class=\"dp-flag-{k.rsplit('.', 1)[1]}\">"
+        f"{yes if v else no}</dd>" for k, v in flags
+    )
+    if cert.underflow:
+        underflow_note = (f'<p class="dp-note dp-warn">'
+                          f'{html.escape(t("lab.card.underflow_note", lang))}</p>')
+        # The double is 0, the number is not: the badge and the size from the exact log10
+        # are as large as the "0" itself.
+        underflow_badge = (
+            f' <span class="dp-badge dp-underflow-badge">'
+            f'({html.escape(t("lab.card.underflow_badge", lang))})</span>'
+            f' <span class="dp-approx">≈ {underflow_approx(cert.log10_delta)}</span>')
+    else:
+        underflow_note = underflow_badge = ""
+    classic_note = t("lab.card.classic_proven" if cert.classic_proven
+                     else "lab.card.classic_unproven", lang)
+    exact = cert.exact_sigma
+    if cert.sensitivity == 0:
+        calib = f"<p>{html.escape(t('lab.card.calib_const', lang))}</p>"
+    else:
+        calib = f"""
+        <dl class="dp-grid">
+          <dt>{html.escape(t("lab.card.exact_sigma", lang))}</dt>
+          <dd class="dp-exact-sigma">{fmt_num(exact, 8)} {u}</dd>
+          <dt>{html.escape(t("lab.card.classic_sigma", lang))}</dt>
+          <dd class="dp-classic-sigma">{fmt_num(cert.classic_sigma, 8)} {u}
+            <span class="dp-muted">({html.escape(classic_note)})</span></dd>
+        </dl>"""
+    stale = ""
+    if state.errors:
+        fields = ", ".join(FIELD_SYMBOLS.get(c, c) for c in state.errors)
+        stale = (f'<p class="dp-stale-note" role="status"><span aria-hidden="true">⚠</span> '
+                 f'{html.escape(t("lab.card.stale", lang, fields=fields))}</p>')
+    sens_formula = _sens_formula(cert.query, cert.n, cert.B, lang)
+    required = fmt_delta(cert.required_delta)
+    return f"""
+    <section class="dp-card{' dp-stale' if stale else ''}" aria-labelledby="dp-card-title">
+      <h2 id="dp-card-title">{html.escape(t("lab.card.title", lang))}</h2>
+      {stale}
+      <div class="dp-card-top">
+      <p class="dp-verdict-box {"fail too_close" if kind == "too_close" else kind}" role="status">
+        <span class="dp-verdict">{mark} {html.escape(verdict_word)}</span>
+        <span class="dp-reason">{html.escape(reason)}</span></p>
+      <dl class="dp-grid dp-main-numbers">
+        <dt>{html.escape(t("lab.card.release", lang))}</dt>
+        <dd class="dp-release">{html.escape(t(f"common.query.{cert.query}", lang))}, n = {cert.n},
+          B = {fmt_input(cert.B)}, σ = <span class="dp-sigma">{fmt_input(cert.sigma)}</span> {u},
+          ε = <span class="dp-eps">{fmt_input(cert.eps)}</span></dd>
+        <dt>{html.escape(t("lab.card.sensitivity", lang))}</dt>
+        <dd><span class="dp-sensitivity">{fmt_num(cert.sensitivity)}</span> {u}
+          <div class="dp-muted">{html.escape(sens_formula)}</div></dd>
+        <dt>{html.escape(t("lab.card.required", lang))}</dt>
+        <dd class="dp-big"><span class="dp-required-delta">{required}</span>{underflow_badge}</dd>
+        <dt>{html.escape(t("lab.card.log10", lang))}</dt>
+        <dd class="dp-big"><span class="dp-log10-delta">{fmt_log10(cert.log10_delta)}</span></dd>
+        <dt>{html.escape(t("lab.card.claimed", lang))}</dt>
+        <dd><span class="dp-claimed-delta">{html.escape(claimed)}</span>
+          <span class="dp-muted">(log10 = {claimed_log})</span></dd>
+      </dl>
+      </div>
+      {underflow_note}
+      <details class="dp-more"{'' if folded else ' open'}>
+      <summary>{html.escape(t("lab.card.more", lang))}</summary>
+      <h3>{html.escape(t("lab.card.flags", lang))}</h3>
+      <dl class="dp-grid">{flag_rows}</dl>
+      <h3>{html.escape(t("lab.card.errors", lang))}</h3>
+      <dl class="dp-grid">
+        <dt>{html.escape(t("lab.card.mse", lang))}</dt><dd>{fmt_num(cert.mse, 8)} ({u})²</dd>
+        <dt>{html.escape(t("lab.card.mae", lang))}</dt><dd>{fmt_num(cert.mae, 8)} {u}</dd>
+        <dt>{html.escape(t("lab.card.hw", lang))}</dt>
+        <dd>± {fmt_num(cert.half_width_95, 8)} {u}</dd>
+      </dl>
+      <p class="dp-note">{html.escape(t("lab.card.not_delta", lang))}</p>
+      <h3>{html.escape(t("lab.card.calibration", lang, delta=claimed))}</h3>
+      {calib}
+      {local}
+      </details>
+    </section>"""
+
+
+CARD_CSS = assets.text("dplab-card.css")
+
+
+# Projector view: the verdict box beside the main numbers (one strip above the two plots).
+PROJECTOR_CSS = assets.text("dplab-card-projector.css")
+
+
+def card_theme_css(pal: theme.Palette) -> str:
+    """Verdict and warning colours of the theme (text ≥ 4.5:1 against the page background)."""
+    return f"""
+.dp-verdict-box.pass {{ border-color: {pal.passed}; }}
+.dp-verdict-box.fail {{ border-color: {pal.failed}; }}
+.pass .dp-verdict {{ color: {pal.passed}; }}
+.fail .dp-verdict {{ color: {pal.failed}; }}
+.dp-error {{ color: {pal.failed}; }}
+.dp-warn, .dp-notice, .dp-stale-note, .dp-badge {{ border-color: {pal.claim}; }}
+"""

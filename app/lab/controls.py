@@ -1,0 +1,233 @@
+"""The lab's controls: presets, text fields, sliders, their error messages, and the sidebar.
+
+Every control writes into :class:`app.lab.state.LabState` through its setters (which validate);
+a rejected text stays visible with its message at the field until the student fixes it.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import math
+from typing import Any
+
+import panel as pn
+
+from app.lab.card import CARD_CSS, unit_label
+from app.lab.state import PRESETS
+from app.shell import widgets
+from app.shell.numbers import fmt_input
+from app.shell.widgets import ImmediateSlider, ImmediateText
+from dpcore import queries
+
+log = logging.getLogger(__name__)
+
+SIGMA_LOG_RANGE = (-3.0, 3.0)
+EPS_SLIDER_MAX = 20.0
+DELTA_LOG_RANGE = (-30.0, 0.0)
+
+
+class LabControls:
+    """Controls of :class:`app.lab.page.LabPage` (a mixin: it reads the page's state and
+    language)."""
+
+    def _text(self, control: str, value: str, label: str) -> tuple[ImmediateText, pn.pane.HTML]:
+        w = ImmediateText(value=value, label=label, sizing_mode="stretch_width",
+                                 css_classes=[f"dp-input-{control}"])
+        err = widgets.TextPane("", css_classes=[f"dp-error-{control}"], stylesheets=[CARD_CSS],
+                              margin=(0, 10), sizing_mode="stretch_width")
+        w.param.watch(lambda e, c=control: self._on_text(c, e.new), "value")
+        self._inputs[control] = w
+        self._errors[control] = err
+        return w, err
+
+    def _build_widgets(self) -> None:
+        s = self.state
+        self._inputs: dict[str, ImmediateText] = {}
+        self._errors: dict[str, pn.pane.HTML] = {}
+        self.preset_buttons = []
+        for p in PRESETS:
+            b = pn.widgets.Button(label=self._tr(f"lab.preset.{p.key}"), color="light",
+                                  sizing_mode="stretch_width", css_classes=[f"dp-preset-{p.key}"])
+            b.on_click(lambda e, k=p.key: self._safe(self.state.load_preset, k))
+            self.preset_buttons.append(b)
+        self.query = pn.widgets.Select(
+            label=self._tr("lab.ctl.query"),
+            options={self._tr(f"common.query.{q}"): q for q in queries.QUERIES},
+            value=s.query, sizing_mode="stretch_width", css_classes=["dp-input-query"])
+        self.query.param.watch(lambda e: self._safe(self._set_query, e.new), "value")
+        self._errors["query"] = widgets.TextPane("", css_classes=["dp-error-query"],
+                                                stylesheets=[CARD_CSS], margin=(0, 10))
+        unit = unit_label(self.lang, queries.unit_key(s.query))
+        for c, v in (("n", str(s.n)), ("B", fmt_input(s.B)), ("sigma", fmt_input(s.sigma)),
+                     ("eps", fmt_input(s.eps)), ("delta", s.delta_text), ("data", s.data_text),
+                     ("record", str(s.record)), ("replacement", fmt_input(s.replacement)),
+                     ("eps_lo", fmt_input(s.eps_lo)), ("eps_hi", fmt_input(s.eps_hi)),
+                     ("sim_n", str(s.sim_n))):
+            self._text(c, v, self._tr(f"lab.ctl.{c}", unit=unit))
+        self.sigma_slider = ImmediateSlider(
+            label=self._tr("lab.ctl.sigma_slider"), start=SIGMA_LOG_RANGE[0],
+            end=SIGMA_LOG_RANGE[1], step=0.01, value=math.log10(s.sigma),
+            sizing_mode="stretch_width", css_classes=["dp-slider-sigma"], format="0[.]00")
+        self.eps_slider = ImmediateSlider(
+            label=self._tr("lab.ctl.eps_slider"), start=0.0, end=EPS_SLIDER_MAX, step=0.05,
+            value=min(s.eps, EPS_SLIDER_MAX), sizing_mode="stretch_width",
+            css_classes=["dp-slider-eps"])
+        self.delta_slider = ImmediateSlider(
+            label=self._tr("lab.ctl.delta_slider"), start=DELTA_LOG_RANGE[0],
+            end=DELTA_LOG_RANGE[1], step=0.1, value=self._delta_log(s.delta),
+            sizing_mode="stretch_width", css_classes=["dp-slider-delta"])
+        self.sigma_slider.param.watch(
+            lambda e: self._slider("sigma", float(f"{10 ** e.new:.4g}")), "value_throttled")
+        self.eps_slider.param.watch(lambda e: self._slider("eps", round(e.new, 4)),
+                                    "value_throttled")
+        self.delta_slider.param.watch(
+            lambda e: self._slider("delta", float(f"{10 ** e.new:.3g}") if e.new < 0 else 1.0),
+            "value_throttled")
+        self.scale = pn.widgets.RadioButtonGroup(
+            label=self._tr("lab.ctl.scale"),
+            options={self._tr("lab.scale.log10"): "log10", self._tr("lab.scale.linear"): "linear"},
+            value=s.scale, color="primary", variant="outline",
+            css_classes=["dp-scale"])
+        self.scale.param.watch(lambda e: self._safe(setattr, self.state, "scale", e.new), "value")
+        self.overlays = pn.widgets.CheckBoxGroup(
+            label=self._tr("lab.ctl.overlays"),
+            options={self._tr("lab.overlay.laplace"): "laplace",
+                     self._tr("lab.overlay.classic"): "classic"},
+            value=list(s.overlays), inline=False, css_classes=["dp-overlays"])
+        self.overlays.param.watch(
+            lambda e: self._safe(setattr, self.state, "overlays", list(e.new)), "value")
+        self.resample = pn.widgets.Button(label=self._tr("lab.ctl.resample"), color="default",
+                                          css_classes=["dp-resample"])
+        self.resample.on_click(lambda e: self._safe(
+            setattr, self.state, "sim_seed", (self.state.sim_seed + 1) % (2**31 - 1)))
+        self.notice = widgets.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
+                                      css_classes=["dp-notices"], visible=False)
+
+    @staticmethod
+    def _delta_log(delta: float) -> float:
+        if delta <= 0:
+            return DELTA_LOG_RANGE[0]
+        return min(DELTA_LOG_RANGE[1], max(DELTA_LOG_RANGE[0], math.log10(delta)))
+
+    def _safe(self, fn: Any, *args: Any) -> None:
+        # Never let an exception reach the browser or the server log as an error.
+        try:
+            fn(*args)
+        except Exception:
+            log.warning("lab: input rejected", exc_info=True)
+            self._show_errors()
+
+    def _set_query(self, q: str) -> None:
+        if self._syncing:
+            return
+        self.state.set_query(q)
+        self._show_errors()
+        if self.query.value != self.state.query:
+            self._sync_widgets()
+
+    def _on_text(self, control: str, text: str) -> None:
+        if self._syncing:
+            return
+        self._safe(self.state.set_text, control, text)
+        self._show_errors()
+
+    def _slider(self, control: str, x: float) -> None:
+        if self._syncing:
+            return
+        self._safe(self.state.set_value, control, x)
+        self._show_errors()
+
+    def _show_errors(self) -> None:
+        errs = self.state.errors
+        for c, pane in self._errors.items():
+            if c in errs:
+                key, fmt = errs[c]
+                msg = self._tr(key, **fmt)
+                pane.object = f'<p class="dp-error" role="alert">⚠ {html.escape(msg)}</p>'
+                self._place_error(c, pane)
+            elif pane.object:
+                pane.object = ""
+
+    def _place_error(self, control: str, pane: pn.pane.HTML) -> None:
+        # An error pane joins the sidebar, under its control, with its first message: 12 empty
+        # panes and their wrappers were ~20 % of the page's Bokeh models (issue 11).
+        side = getattr(self, "_side", None)
+        if side is None or any(o is pane for o in side.objects):
+            return
+        widget = self.query if control == "query" else self._inputs[control]
+        at = next(i for i, o in enumerate(side.objects) if o is widget)
+        side.insert(at + 1, pane)
+
+    def _sync_widgets(self) -> None:
+        s = self.state
+        self._syncing = True
+        try:
+            values = {"n": str(s.n), "B": fmt_input(s.B), "sigma": fmt_input(s.sigma),
+                      "eps": fmt_input(s.eps), "delta": s.delta_text, "data": s.data_text,
+                      "record": str(s.record), "replacement": fmt_input(s.replacement),
+                      "eps_lo": fmt_input(s.eps_lo), "eps_hi": fmt_input(s.eps_hi),
+                      "sim_n": str(s.sim_n)}
+            for c, v in values.items():
+                w = self._inputs[c]
+                # A rejected text stays visible (with its message) until the student fixes it.
+                if c not in s.errors and w.value != v:
+                    w.value = v
+            # Compared first: setting a parameter, even to its value, costs param's machinery
+            # on every move (issue 11).
+            ls = math.log10(s.sigma)
+            unit = unit_label(self.lang, queries.unit_key(s.query))
+            wanted: list[tuple[Any, str, Any]] = [
+                (self._inputs["data"], "disabled", not s.data_editable),
+                (self.query, "value", s.query), (self.scale, "value", s.scale),
+                (self.overlays, "value", list(s.overlays)),
+                (self.eps_slider, "value", min(s.eps, EPS_SLIDER_MAX)),
+                (self.delta_slider, "value", self._delta_log(s.delta)),
+                *((self._inputs[c], "label", self._tr(f"lab.ctl.{c}", unit=unit))
+                  for c in ("sigma", "replacement")),
+            ]
+            if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1]:
+                wanted.append((self.sigma_slider, "value", ls))
+            for obj, name, v in wanted:
+                if getattr(obj, name) != v:
+                    setattr(obj, name, v)
+        finally:
+            self._syncing = False
+
+    def _label(self, key: str, **fmt: Any) -> str:
+        return f'<label class="dp-label">{html.escape(self._tr(key, **fmt))}</label>'
+
+    def sidebar(self) -> list[Any]:
+        def field(control: str, key: str) -> Any:
+            return self._inputs[control]  # its error pane is placed when needed
+
+        self._inputs["data"].disabled = not self.state.data_editable
+        items = [
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.presets'))}</h3>", margin=(0, 10)),
+            pn.FlexBox(*self.preset_buttons, sizing_mode="stretch_width"),
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.release'))}</h3>", margin=(0, 10)),
+            self.query,
+            field("n", "lab.ctl.n"),
+            field("B", "lab.ctl.B"),
+            field("sigma", "lab.ctl.sigma"),
+            self.sigma_slider,
+            field("eps", "lab.ctl.eps"),
+            self.eps_slider,
+            field("delta", "lab.ctl.delta"),
+            self.delta_slider,
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.neighbour'))}</h3>", margin=(0, 10)),
+            field("data", "lab.ctl.data"),
+            field("record", "lab.ctl.record"),
+            field("replacement", "lab.ctl.replacement"),
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.curve'))}</h3>", margin=(0, 10)),
+            field("eps_lo", "lab.ctl.eps_lo"),
+            field("eps_hi", "lab.ctl.eps_hi"),
+            pn.pane.HTML(self._label("lab.ctl.scale"), margin=(0, 10)), self.scale,
+            pn.pane.HTML(self._label("lab.ctl.overlays"), margin=(0, 10)), self.overlays,
+            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.sim'))}</h3>", margin=(0, 10)),
+            field("sim_n", "lab.ctl.sim_n"),
+            self.resample,
+        ]
+        self._side = pn.Column(*items, sizing_mode="stretch_width", margin=0)
+        self._show_errors()
+        return [self._side]

@@ -1,0 +1,251 @@
+"""The lab's three figures (worst-neighbour densities, the ε–δ curve, the simulation histograms).
+
+Built once per session; a move only updates their ColumnDataSources, ranges and labels
+(:func:`app.shell.figures.set_data` sends a column only when it changed). The simulation figure
+is built when a student first scrolls to it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import panel as pn
+from bokeh.events import Tap
+from bokeh.models import ColumnDataSource, Label, Range1d, Span, Title
+from bokeh.plotting import figure
+
+from app.lab.card import CARD_CSS
+from app.lab.compute import (
+    CurveView,
+    DensityView,
+    SimulationView,
+)
+from app.lab.state import EPS_MAX
+from app.shell import theme, widgets
+from app.shell.figures import lean, legend_below, set_data
+from app.shell.legend import LEGEND_CSS, legend_html, take_legend
+from app.shell.numbers import fmt_num, fmt_prob
+from app.shell.widgets import RevealBox
+
+# Line and text colours per theme: app.shell.template.PALETTES (contrast-tested for both themes).
+PLOT_HEIGHT = 400
+# Projector (size=large): the card strip and both plots fit 1920x1080 together.
+PLOT_HEIGHT_LARGE = 490
+
+
+class LabFigures:
+    """Figures of :class:`app.lab.page.LabPage` (a mixin: it reads the page's state, language
+    and palette)."""
+
+    def _build_figures(self) -> None:
+        tools = "pan,wheel_zoom,box_zoom,reset,save"
+        p = self.pal
+        # Projector mode: taller figures so that larger text leaves room for the curves.
+        fs = "15pt" if self._large else "12pt"
+        height = PLOT_HEIGHT_LARGE if self._large else PLOT_HEIGHT
+        self.src_dens = ColumnDataSource(dict(x=[], p=[], q=[]))
+        self.src_event = ColumnDataSource(dict(x=[], p=[], q=[], zero=[]))
+        f = figure(height=height, sizing_mode="stretch_width", tools=tools,
+                   x_range=Range1d(-4, 5), title=self._tr("lab.dens.title"))
+        f.varea("x", "zero", "p", source=self.src_event, fill_color=p.d0, fill_alpha=0.25,
+                legend_label=self._tr("lab.dens.legend_p0"))
+        f.varea("x", "zero", "q", source=self.src_event, fill_alpha=0.0, hatch_pattern="/",
+                hatch_color=p.d1, hatch_alpha=0.8, legend_label=self._tr("lab.dens.legend_p1"))
+        f.line("x", "p", source=self.src_dens, line_width=4, color=p.d0,
+               legend_label=self._tr("lab.dens.legend_d0"))
+        f.line("x", "q", source=self.src_dens, line_width=4, color=p.d1, line_dash="dashed",
+               legend_label=self._tr("lab.dens.legend_d1"))
+        self.t_span = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
+                           line_dash="dotdash")
+        f.add_layout(self.t_span)
+        self.t_label = Label(x=0, y=12, x_units="data", y_units="screen", text="",
+                             text_font_size=fs, x_offset=6, text_align="left", text_color=p.text,
+                             background_fill_color=p.label_bg, background_fill_alpha=0.85)
+        f.add_layout(self.t_label)
+        # Two short subtitle lines instead of one that the plot's width cuts off.
+        self.dens_sub2 = Title(text="", text_font_size=fs, text_font_style="normal",
+                               text_color=p.text)
+        self.dens_sub = Title(text="", text_font_size=fs, text_font_style="normal",
+                              text_color=p.text)
+        f.add_layout(self.dens_sub2, "above")
+        f.add_layout(self.dens_sub, "above")
+        self.dens_note = Label(x=8, y=8, x_units="screen", y_units="screen", text="",
+                               text_font_size=fs, text_color=p.note,
+                               background_fill_color=p.label_bg, background_fill_alpha=0.9)
+        f.add_layout(self.dens_note)
+        self.leg_dens = take_legend(f)
+        f.css_classes = ["dp-density-plot"]
+        lean(f)
+        self.fig_dens = theme.large_type(f, self._large, self._dark)
+
+        self.src_curve = ColumnDataSource(dict(eps=[], y=[], lap=[], cl_in=[], cl_out=[]))
+        self.src_claim = ColumnDataSource(dict(eps=[], y=[]))
+        self.src_cur = ColumnDataSource(dict(eps=[], y=[]))
+        c = figure(height=height, sizing_mode="stretch_width", tools=tools + ",tap",
+                   x_range=Range1d(0, 10), title=self._tr("lab.curve.title"))
+        # The claimed delta is drawn first: where it crosses the curve, the curve stays on top.
+        self.r_claim = c.line("eps", "y", source=self.src_claim, line_width=3, color=p.claim,
+                              line_dash="dashdot", legend_label=self._tr("lab.curve.legend_claim"))
+        self.r_lap = c.line("eps", "lap", source=self.src_curve, line_width=3, color=p.laplace,
+                            line_dash="dotted", legend_label=self._tr("lab.curve.legend_laplace"))
+        self.r_cl_in = c.line("eps", "cl_in", source=self.src_curve, line_width=3,
+                              color=p.classic, line_dash="dashed",
+                              legend_label=self._tr("lab.curve.legend_classic_in"))
+        self.r_cl_out = c.line("eps", "cl_out", source=self.src_curve, line_width=2,
+                               color=p.classic, line_dash="dotted",
+                               legend_label=self._tr("lab.curve.legend_classic_out"))
+        self.r_curve = c.line("eps", "y", source=self.src_curve, line_width=4, color=p.curve,
+                              legend_label=self._tr("lab.curve.legend_delta"))
+        self.eps_span = Span(location=1, dimension="height", line_color=p.marker, line_width=2,
+                             line_dash="dashed")
+        c.add_layout(self.eps_span)
+        c.scatter("eps", "y", source=self.src_cur, size=16, marker="diamond", color=p.curve,
+                  line_color=p.background, line_width=2,
+                  legend_label=self._tr("lab.curve.legend_cur"))
+        self.curve_note = Label(x=8, y=8, x_units="screen", y_units="screen", text="",
+                                text_font_size=fs, text_color=p.note,
+                                background_fill_color=p.label_bg, background_fill_alpha=0.9)
+        c.add_layout(self.curve_note)
+        c.xaxis.axis_label = self._tr("lab.curve.xlabel")
+        self.leg_curve = take_legend(c)
+        c.on_event(Tap, self._on_tap)
+        c.css_classes = ["dp-curve-plot"]
+        lean(c, selectable=True)  # TapTool: a tap on a curve selects it
+        self.fig_curve = theme.large_type(c, self._large, self._dark)
+
+        # The simulation figure is built when a student scrolls to it (sim_figure()); its
+        # sources and threshold line are kept up to date until then.
+        self.src_h0 = ColumnDataSource(dict(left=[], right=[], top=[]))
+        self.src_h1 = ColumnDataSource(dict(left=[], right=[], top=[]))
+        self.t_span_sim = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
+                               line_dash="dotdash")
+        self.fig_sim: Any = None
+
+        card_css = [CARD_CSS, *self._theme_css()]
+        self.card = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
+                                    css_classes=["dp-card-pane"])
+        self.dens_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.curve_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.sim_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
+        legend = self._tr("lab.legend")
+        self.dens_legend = widgets.TextPane(legend_html(self.leg_dens, legend),
+                                           stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
+                                           margin=(0, 5))
+        self.curve_legend = widgets.TextPane(legend_html(self.leg_curve, legend),
+                                            stylesheets=[LEGEND_CSS], sizing_mode="stretch_width",
+                                            margin=(0, 5))
+
+    def _build_sim_figure(self) -> Any:
+        p = self.pal
+        h = figure(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width",
+                   tools="pan,wheel_zoom,box_zoom,reset,save", x_range=self.fig_dens.x_range,
+                   title=self._tr("lab.sim.title"))
+        h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h0,
+               fill_color=p.d0, fill_alpha=0.35, line_color=p.d0,
+               legend_label=self._tr("lab.sim.legend_h0"))
+        h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h1,
+               fill_alpha=0.0, hatch_pattern="\\", hatch_color=p.d1, line_color=p.d1,
+               legend_label=self._tr("lab.sim.legend_h1"))
+        h.line("x", "p", source=self.src_dens, line_width=3, color=p.d0)
+        h.line("x", "q", source=self.src_dens, line_width=3, color=p.d1, line_dash="dashed")
+        h.add_layout(self.t_span_sim)
+        legend_below(h, 2)
+        h.css_classes = ["dp-sim-plot"]
+        lean(h)
+        h.xaxis.axis_label = self.fig_dens.xaxis.axis_label
+        h.yaxis.axis_label = self.fig_dens.yaxis.axis_label
+        self.fig_sim = theme.large_type(h, self._large, self._dark)
+        return self.fig_sim
+
+    def sim_figure(self) -> pn.Column:
+        """The simulation figure's place in the page: an empty box of the figure's height
+        until it comes near the viewport, then the figure (built once)."""
+        reveal = RevealBox(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width", margin=0,
+                         css_classes=["dp-sim-reveal"])
+        slot = pn.Column(reveal, sizing_mode="stretch_width", margin=0)
+
+        def show(*_: Any) -> None:
+            fig = self.fig_sim if self.fig_sim is not None else self._build_sim_figure()
+            slot.objects = [pn.pane.Bokeh(fig, sizing_mode="stretch_width")]
+
+        reveal.param.watch(show, "seen")
+        return slot
+
+    def _on_tap(self, event: Tap) -> None:
+        if event.x is None:
+            return
+        x = float(event.x)
+        x = min(EPS_MAX, max(0.0, float(f"{x:.3g}") if x > 0 else 0.0))
+        self._safe(self.state.set_value, "eps", x)
+        self._show_errors()
+
+    def _draw_density(self, dv: DensityView, sens: float, unit: str) -> None:
+        set_data(self.src_dens, x=dv.x, p=dv.p, q=dv.q)
+        set_data(self.src_event, x=dv.x_event, p=dv.p_event, q=dv.q_event,
+                  zero=np.zeros_like(dv.x_event))
+        self.fig_dens.x_range.start, self.fig_dens.x_range.end = dv.lo, dv.hi
+        self.fig_dens.xaxis.axis_label = self._tr("lab.dens.xlabel", unit=unit)
+        self.fig_dens.yaxis.axis_label = self._tr("lab.dens.ylabel", unit=unit)
+        if sens == 0:
+            self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = False
+            self.dens_note.text = self._tr("lab.dens.same_short")
+            self.dens_sub.text = "Δ = 0: δ = 0"
+            self.dens_sub2.text = ""
+            return
+        self.dens_sub.text = self._tr("lab.dens.sub_event", t=fmt_num(dv.t, 6))
+        # 5 digits in the picture (it must fit a phone); all of them are in the text below.
+        self.dens_sub2.text = (f"P₀ = {fmt_prob(dv.p0, dv.log_p0, 5)},  "
+                               f"e^ε·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled, 5)}")
+        inside = dv.t_outside is None
+        self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = inside
+        if inside:
+            self.t_span.location = self.t_span_sim.location = dv.t
+            self.t_label.x = dv.t
+            self.t_label.text = f"t = {fmt_num(dv.t, 5)}"
+            self.dens_note.text = ""
+        else:
+            self.dens_note.text = self._tr("lab.dens.outside_short", t=fmt_num(dv.t, 6))
+
+    def _draw_curve(self, cv: CurveView) -> None:
+        s = self.state
+        show_lap = "laplace" in s.overlays and not cv.all_zero
+        show_cl = "classic" in s.overlays and not cv.all_zero
+        set_data(self.src_curve, eps=cv.eps, y=cv.y, lap=cv.laplace, cl_in=cv.classic_in,
+                  cl_out=cv.classic_out)
+        self.r_lap.visible = show_lap
+        self.r_cl_in.visible = self.r_cl_out.visible = show_cl
+        legend = legend_html(self.leg_curve, self._tr("lab.legend"))
+        if self.curve_legend.object != legend:  # only when an overlay is switched
+            self.curve_legend.object = legend
+        lo, hi = float(cv.eps[0]), float(cv.eps[-1])
+        self.fig_curve.x_range.start, self.fig_curve.x_range.end = lo, hi
+        if math.isnan(cv.claimed_y):
+            set_data(self.src_claim, eps=[], y=[])
+        else:
+            set_data(self.src_claim, eps=[lo, hi], y=[cv.claimed_y, cv.claimed_y])
+        self.eps_span.location = cv.current_eps
+        if math.isnan(cv.current_y):
+            set_data(self.src_cur, eps=[], y=[])
+        else:
+            set_data(self.src_cur, eps=[cv.current_eps], y=[cv.current_y])
+        self.fig_curve.yaxis.axis_label = self._tr(
+            "lab.curve.ylabel_log" if cv.scale == "log10" else "lab.curve.ylabel_lin")
+        notes = []
+        if cv.all_zero:
+            notes.append(self._tr("lab.curve.all_zero_short"))
+        elif cv.scale == "log10" and math.isnan(cv.claimed_y):
+            notes.append(self._tr("lab.curve.claim_zero_log"))
+        self.curve_note.text = "\n".join(notes)
+
+    def _draw_sim(self, sv: SimulationView) -> None:
+        # Same cached histograms (an eps move): nothing to send.
+        if self.src_h0.data.get("top") is not sv.hist0 or \
+                self.src_h1.data.get("top") is not sv.hist1:
+            left, right = sv.edges[:-1], sv.edges[1:]
+            self.src_h0.data = dict(left=left, right=right, top=sv.hist0)
+            self.src_h1.data = dict(left=left, right=right, top=sv.hist1)
+        if self.fig_sim is not None:
+            self.fig_sim.xaxis.axis_label = self.fig_dens.xaxis.axis_label
+            self.fig_sim.yaxis.axis_label = self.fig_dens.yaxis.axis_label

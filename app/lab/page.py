@@ -1,0 +1,459 @@
+"""The Gaussian mechanism lab page (/lab): controls, certification card and three linked plots.
+
+All views are functions of one :class:`~app.lab.state.LabState`. Figures are built once and
+only their ColumnDataSources / ranges / labels are updated; heavy work runs on a slider's
+``value_throttled`` (not on every drag event). Key outputs carry fixed CSS classes for outside
+checks: dp-required-delta, dp-log10-delta, dp-verdict, dp-sensitivity.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import time
+from typing import Any
+
+import panel as pn
+import param
+
+from app.lab import export
+from app.lab.card import CARD_CSS, PROJECTOR_CSS, card_html, card_theme_css, unit_label
+from app.lab.compute import (
+    curve_view,
+    density_view,
+    simulation,
+)
+from app.lab.controls import LabControls
+from app.lab.figures import LabFigures
+from app.lab.first_paint import first_paint_html
+from app.lab.state import PRESETS, LabState
+from app.lab.texts import curve_text, density_text, sim_text
+from app.lab.tour import CONCEALED_HTML
+from app.shell import address, exportbar, options, theme
+from app.shell import template as layout
+from app.shell.i18n import request_language, t
+from dpcore import queries
+
+# Inputs closer than BURST_MS form a burst; during one, the figures redraw once the input has
+# been quiet for PLOT_PAUSE_MS (the card always updates at once).
+BURST_MS = 400
+PLOT_PAUSE_MS = 150
+
+log = logging.getLogger(__name__)
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+class LabPage(LabControls, LabFigures, param.Parameterized):
+    """Widgets + figures bound to one LabState (one instance per browser session)."""
+
+    state = param.ClassSelector(class_=LabState, doc="The lab state shown by this page.")
+    lang = param.Selector(default="ko", objects=["ko", "en"], doc="Page language.")
+
+    def __init__(self, state: LabState | None = None, lang: str = "ko", large: bool = False,
+                 dark: bool = False, **params: Any) -> None:
+        super().__init__(state=state or LabState(), lang=lang, **params)
+        self._large = large
+        self._dark = dark
+        self.pal = theme.palette(dark)
+        self.tour: Any = None  # a TourState when the guided tour is attached
+        self._syncing = False
+        self._pending_plots: set[str] = set()
+        self._plots_scheduled = False
+        self._last_input = 0.0
+        self._in_burst = False
+        self.address = address.AddressBar()
+        self._build_widgets()
+        self._build_figures()
+        self.state.param.watch(self._on_state, list(self.state.param))
+        self.refresh()
+
+    # ---- widgets --------------------------------------------------------------------------
+    def _tr(self, key: str, **fmt: Any) -> str:
+        return t(key, self.lang, **fmt)
+
+    def _theme_css(self) -> list[str]:
+        """Stylesheets after CARD_CSS: theme colours, and the projector strip when large."""
+        return [card_theme_css(self.pal), *([PROJECTOR_CSS] if self._large else [])]
+
+
+
+
+
+
+
+
+
+
+
+    # ---- figures --------------------------------------------------------------------------
+
+
+
+
+    # ---- refresh --------------------------------------------------------------------------
+    def _on_state(self, *events: Any) -> None:
+        names = {e.name for e in events}
+        if names <= {"errors"}:
+            # The card marks itself stale (dp-stale) exactly while an input is rejected.
+            self._safe(self.refresh_card, names)
+            return
+        if names <= {"notices"}:
+            self._show_notices()
+            return
+        self._safe(self._refresh_unlocked, names)
+
+    def _refresh_unlocked(self, names: set[str]) -> None:
+        # Bokeh models (sources, ranges, spans) are changed directly here; Panel's unlocked()
+        # dispatches those changes safely from any widget or Bokeh-event callback.
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self.refresh(names)
+            return
+        # Card first (one small message). A single change redraws the figures on the next
+        # tick; during a burst of changes (a held arrow key) the figures wait until the input
+        # pauses for PLOT_PAUSE_MS, so the card is never queued behind the browser redrawing
+        # three canvases for a value already superseded. Rapid moves coalesce.
+        with pn.io.unlocked():
+            self.refresh_card(names)
+        self._pending_plots |= names
+        now = time.monotonic()
+        burst = (now - self._last_input) * 1000.0 < BURST_MS
+        self._last_input, self._in_burst = now, burst
+        if not self._plots_scheduled:
+            self._plots_scheduled = True
+            if burst:
+                doc.add_timeout_callback(self._plots_tick, PLOT_PAUSE_MS)
+            else:
+                doc.add_next_tick_callback(self._plots_tick)
+
+    def _plots_tick(self) -> None:
+        quiet_ms = (time.monotonic() - self._last_input) * 1000.0
+        doc = pn.state.curdoc
+        if quiet_ms < PLOT_PAUSE_MS and self._in_burst and doc is not None:
+            doc.add_timeout_callback(self._plots_tick, max(1, int(PLOT_PAUSE_MS - quiet_ms)))
+            return
+        names, self._pending_plots = self._pending_plots, set()
+        self._plots_scheduled = False
+        try:
+            with pn.io.unlocked():
+                self.refresh_plots(names)
+        except Exception:
+            log.warning("lab: plot update skipped", exc_info=True)
+
+    def _show_notices(self) -> None:
+        ns = self.state.notices
+        if not ns:
+            self.notice.visible = False
+            return
+        items = "".join(f"<li>{html.escape(self._tr(k, **f))}</li>" for k, f in ns)
+        self.notice.object = (f'<div class="dp-notice" role="alert"><strong>'
+                              f'{html.escape(self._tr("lab.url.title"))}</strong><ul>{items}</ul></div>')
+        self.notice.visible = True
+
+    def refresh(self, names: set[str] | None = None) -> None:
+        """Recompute every view from the state and update the sources in place."""
+        self.refresh_card(names)
+        self.refresh_plots(names)
+
+    def refresh_card(self, names: set[str] | None = None) -> None:
+        """The certification card and the controls: cheap, sent to the browser first."""
+        s = self.state
+        if self.tour is not None and self.tour.concealed:
+            self.card.object = CONCEALED_HTML.format(
+                title=html.escape(self._tr("tour.concealed_title")),
+                text=html.escape(self._tr("tour.concealed")))
+        else:
+            cert = s.certification()
+            self.card.object = card_html(s, cert, self.lang, folded=self._large)
+        self._sync_widgets()
+        self._show_errors()
+        self._show_notices()
+
+    def refresh_plots(self, names: set[str] | None = None) -> None:
+        """Figures, their text equivalents and the address bar (ColumnDataSources in place)."""
+        s = self.state
+        sens = float(queries.sensitivity(s.query, s.n, s.B))
+        unit = unit_label(self.lang, queries.unit_key(s.query))
+        heavy = names is None or bool(names & {"query", "n", "B", "sigma", "eps"})
+        if heavy:
+            dv = density_view(sens, s.sigma, s.eps)
+            self._draw_density(dv, sens, unit)
+            self.dens_text.object = self._fold(
+                "lab.fold.dens_text", density_text(dv, sens, s.sigma, s.eps, unit, self.lang))
+        if heavy or bool(names & {"sim_n", "sim_seed"}):
+            lo, hi = -4.0 * s.sigma, sens + 4.0 * s.sigma
+            sv = simulation(sens, s.sigma, s.eps, s.sim_n, s.sim_seed, lo, hi)
+            self._draw_sim(sv)
+            self.sim_text.object = sim_text(sv, s.eps, self.lang)
+        cv = curve_view(sens, s.sigma, s.eps, s.delta, s.eps_lo, s.eps_hi, s.scale,
+                        claimed_log10=s.claim.log10)
+        self._draw_curve(cv)
+        self.curve_text.object = self._fold("lab.fold.curve_text",
+                                            curve_text(cv, s.delta, self.lang))
+        self.address.update(**s.url_query())
+
+
+
+
+    def on_key(self, key: str, tour_panel: Any) -> None:
+        """Keyboard shortcuts (KeyBridge): digits load a preset, arrows move the tour."""
+        if key.isdigit() and 1 <= int(key) <= len(PRESETS):
+            if self.tour is not None and self.tour.step:
+                self.tour.go(0)
+            self._safe(self.state.load_preset, PRESETS[int(key) - 1].key)
+        elif tour_panel is not None:
+            tour_panel.on_key(key)
+
+    # ---- layout ---------------------------------------------------------------------------
+
+
+    def _fold(self, key: str, body: str, *, folded: bool | None = None) -> str:
+        """``body`` inside a ``<details>``: closed in the projector view, open otherwise."""
+        closed = self._large if folded is None else folded
+        return (f'<details class="dp-fold"{"" if closed else " open"}><summary>'
+                f"{html.escape(self._tr(key))}</summary>{body}</details>")
+
+    def _current_cert(self) -> Any:
+        s = self.state
+        return s.certification()
+
+    def exports(self) -> exportbar.ExportBar:
+        """Save buttons: each figure as PNG (in the browser), the certification as JSON and
+        Markdown, the curve as CSV. Files are made at the click from the current state."""
+        figures = {"png-density": ("densities", self.fig_dens, self.leg_dens),
+                   "png-curve": ("curve", self.fig_curve, self.leg_curve)}
+
+        def make(kind: str) -> exportbar.ExportFile:
+            cert = self._current_cert()
+            stem = export.file_stem(cert)
+            if kind in figures:
+                name, fig, entries = figures[kind]
+                return exportbar.ExportFile(
+                    f"{stem}-{name}.png", export.certification_json(cert), fig.id,
+                    tuple(e.as_dict() for e in entries if e.renderer.visible))
+            if kind == "json":
+                return exportbar.ExportFile(f"{stem}.json", export.certification_json(cert))
+            if kind == "md":
+                return exportbar.ExportFile(
+                    f"{stem}.md", export.certification_markdown(self.state, cert, self.lang))
+            return exportbar.ExportFile(f"{stem}-curve.csv", export.curve_csv(self.state))
+
+        items = [
+            {"kind": "png-density", "label": self._tr("lab.export.png_dens"),
+             "cls": "dp-export-png dp-export-png-density"},
+            {"kind": "png-curve", "label": self._tr("lab.export.png_curve"),
+             "cls": "dp-export-png dp-export-png-curve"},
+            {"kind": "json", "label": self._tr("lab.export.json"), "cls": "dp-export-json"},
+            {"kind": "md", "label": self._tr("lab.export.md"), "cls": "dp-export-md"},
+            {"kind": "csv", "label": self._tr("lab.export.csv"), "cls": "dp-export-csv"},
+        ]
+        return exportbar.ExportBar(make=make, heading=self._tr("lab.export.heading"),
+                                hint=self._tr("lab.export.hint"), items=items,
+                                sizing_mode="stretch_width", css_classes=["dp-exports"],
+                                colours={"background": self.pal.background,
+                                         "text": self.pal.text},
+                                font_px=20 if self._large else 15)
+
+    def first_paint(self) -> str:
+        """The card as server-rendered HTML for the page's first paint (app/shell/first_paint.py):
+        the live card's own text, so both show the same numbers; '' while the tour conceals
+        the card (the student predicts first)."""
+        if self.tour is not None and self.tour.concealed:
+            return ""
+        return first_paint_html(self.state, self.lang, large=self._large, dark=self._dark,
+                                card=self.card.object)
+
+    def main(self) -> list[Any]:
+        intro = pn.pane.HTML(
+            self._fold("lab.fold.intro",
+                       f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>')
+            if self._large else
+            f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>',
+            sizing_mode="stretch_width", stylesheets=[CARD_CSS])
+        dens = pn.pane.Bokeh(self.fig_dens, sizing_mode="stretch_width")
+        curve_fig = pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width")
+        curve_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
+                                  f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>",
+                                  stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        sim_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
+                                stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        sim_fig = self.sim_figure()  # built when scrolled to (issue 11)
+        if self._large:
+            # Projector: card strip, then the two linked plots side by side; every table and
+            # the simulation are folded (<details> / a collapsed card) below them.
+            plots = pn.FlexBox(
+                pn.Column(dens, self.dens_legend, sizing_mode="stretch_width", min_width=300,
+                          styles={"flex": "1 1 600px"}),
+                pn.Column(curve_fig, self.curve_legend, sizing_mode="stretch_width",
+                          min_width=300, styles={"flex": "1 1 600px"}),
+                sizing_mode="stretch_width", gap="16px")
+            texts = pn.FlexBox(
+                pn.Column(self.dens_text, sizing_mode="stretch_width", min_width=300,
+                          styles={"flex": "1 1 600px"}),
+                pn.Column(self.curve_text, sizing_mode="stretch_width", min_width=300,
+                          styles={"flex": "1 1 600px"}),
+                sizing_mode="stretch_width", gap="16px")
+            sim = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
+                          collapsed=True, sizing_mode="stretch_width",
+                          css_classes=["dp-sim-card"])
+            return [self.address.pane, self.notice, self.card, plots, texts, self.exports(), sim,
+                    intro]
+        top = pn.FlexBox(
+            pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
+                      styles={"flex": "1 1 400px"}),
+            pn.Column(dens, self.dens_legend, self.dens_text, sizing_mode="stretch_width",
+                      min_width=280, styles={"flex": "1.3 1 480px"}),
+            sizing_mode="stretch_width", gap="16px")
+        curve = pn.Column(curve_head, curve_fig, self.curve_legend, self.curve_text,
+                          sizing_mode="stretch_width")
+        sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
+        return [self.address.pane, self.notice, intro, top, curve, self.exports(), sim]
+
+
+def _url_args() -> dict[str, str]:
+    args = pn.state.session_args or {}
+    out: dict[str, str] = {}
+    for k, v in args.items():
+        if v:
+            raw = v[0]
+            out[k] = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    return out
+
+
+
+
+
+
+
+
+def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
+    """The lab page for the current session (language from ?lang or Accept-Language)."""
+    lang = lang or request_language()
+    state = LabState()
+    args = _url_args()
+    state.apply_url(args)
+    # Unknown page options (theme, size, lang) join the lab's own notice box.
+    bad = [("lab.url.bad", {"name": n, "value": v}) for n, v in options.bad_options()]
+    if bad:
+        state.notices = [*state.notices, *bad]
+    lab = LabPage(state=state, lang=lang, large=options.is_large(), dark=options.is_dark())
+    extra = attach_tour(lab, args.get("tour"))
+    side = lab.sidebar()
+    if options.is_large() and len(extra) == 3:
+        # Projector: the step panel heads the sidebar, so the card, the densities and the
+        # curve keep the whole main screen (issue 8's one-screen view).
+        bridge, opener, panel = extra
+        extra, side = [bridge], [opener, panel, *side]
+    return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
+                       main=[*extra, *lab.main()], sidebar=side,
+                       sidebar_width=480 if options.is_large() else 380,
+                       option_notice_shown=False, first_paint=lab.first_paint())
+
+
+def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
+    """The guided tour (step panel, opener, keyboard bridge) wired to ``lab``.
+
+    ``tour_arg``: the ``tour`` URL value (a step number); a bad value opens nothing and adds
+    the lab's usual notice. Returns the objects to put above the lab's main area.
+    """
+    from app.lab import tour as tour_mod
+
+    try:
+        steps = lessons_tour(lab.lang)
+    except (OSError, KeyError, ValueError):
+        log.warning("lab: the guided tour could not be loaded", exc_info=True)
+        steps = ()
+    bridge = tour_mod.KeyBridge(help_html=tour_mod.help_html(lab.lang),
+                                close_label=t("tour.help.close", lab.lang),
+                                height=0, width=0, margin=0)
+    if not steps:
+        bridge.param.watch(lambda e: lab.on_key(e.new.split("#", 1)[0], None), "event")
+        return [bridge]
+    ts = tour_mod.TourState(steps, lab.state)
+    panel = tour_mod.TourPanel(ts, lab.lang)
+    lab.tour = ts
+
+    def changed(*_: Any) -> None:
+        lab.refresh_card()
+        lab.address.update(tour=str(ts.step) if ts.step else "")
+
+    ts.param.watch(changed, ["step", "revealed"])
+    bridge.param.watch(lambda e: lab.on_key(e.new.split("#", 1)[0], panel), "event")
+    if tour_arg:
+        try:
+            k = int(tour_arg)
+            if not 0 <= k <= ts.total:
+                raise ValueError(k)
+            ts.go(k)
+        except ValueError:
+            lab.state.notices = [*lab.state.notices,
+                                 ("lab.url.bad", {"name": "tour", "value": tour_arg[:40]})]
+    return [bridge, panel.opener, panel.panel]
+
+
+def lessons_tour(lang: str) -> tuple[Any, ...]:
+    import lessons
+
+    return lessons.tour(lang)

@@ -1,0 +1,47 @@
+"""Small helpers for Bokeh figures: fewer models per session and fewer messages per move."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from bokeh.models import ColumnDataSource
+
+
+def legend_below(fig: Any, ncols: int = 2) -> None:
+    # Below the plot: a legend inside the frame would hide the curves' peaks.
+    leg = fig.legend[0]
+    fig.center = [r for r in fig.center if r is not leg]
+    leg.orientation = "horizontal"
+    leg.ncols = ncols
+    leg.background_fill_alpha = 0.0
+    leg.border_line_alpha = 0.0
+    leg.click_policy = "none"
+    fig.add_layout(leg, "below")
+
+
+def lean(fig: Any, *, selectable: bool = False) -> None:
+    # bokeh.plotting gives each renderer a muted and a non-selection copy of its glyph: two
+    # more models per curve per session. Our legends never mute (click_policy "none") and
+    # only a figure with a TapTool can select; without a copy BokehJS draws the glyph itself.
+    for r in fig.renderers:
+        r.muted_glyph = None
+        if not selectable:
+            r.nonselection_glyph = None
+
+
+def set_data(src: ColumnDataSource, **columns: Any) -> None:
+    """Replace a source's columns only when one of them changed.
+
+    Bokeh sends a ColumnDataSource's data on every assignment, equal or not, and the browser
+    redraws it. The sigma-only arrays are cached (app.lab.compute), so an eps move hands back
+    the very same arrays: nothing to send for the densities, the curve or the histograms.
+    """
+    old = src.data
+    if old.keys() == columns.keys() and all(
+            v is old[k] or (len(v) <= 8 and len(old[k]) == len(v)
+                            and np.array_equal(np.asarray(v, dtype=float),
+                                               np.asarray(old[k], dtype=float), equal_nan=True))
+            for k, v in columns.items()):
+        return
+    src.data = columns

@@ -1,0 +1,260 @@
+"""Shared offline-safe page template for every Panel page of dplab (lab, CDF).
+
+Signature (the CDF page reuses it)::
+
+    page(*, lang: str, title: str, path: str, main: list, sidebar: list | None = None,
+         sidebar_width: int = 380, option_notice: bool = True) -> pn.template.FastListTemplate
+
+- ``lang``: "ko" or "en" (see ``app.shell.i18n.request_language()``); ``title``: already translated;
+  ``path``: the page's route ("/lab", "/cdf") used for the navigation highlight.
+- ``main`` / ``sidebar``: Panel objects. The header carries navigation (home, lessons, lab, CDF),
+  a language switch and a large-type switch; every link keeps ``lang``, ``size`` and ``theme``.
+- Query options honoured on every page: ``?lang=ko|en``, ``?size=large`` (projector: larger type,
+  thicker Bokeh text via :func:`large_type`), ``?theme=dark``. An unknown value of any of them
+  falls back to the default and the page shows a notice (``option_notice=False`` when the page
+  shows :func:`bad_options` in its own notice box, as /lab does); never a traceback.
+- Figures: :func:`large_type` sets Bokeh text sizes for the projector *and* the colours of the
+  current theme (background, text, grid); :func:`palette` gives each page's line colours, chosen
+  per theme for WCAG 2.1 contrast (lines ≥ 3:1, text ≥ 4.5:1; tests/test_theme_contrast.py).
+- Phones: viewport meta; the sidebar starts folded below 760 px; the page scrolls as a whole.
+- Print: the whole page (assets/dplab.css ``@media print``), folded ``<details>`` opened first.
+
+Offline: the Fast design links a Google font by default; :func:`strip_web_fonts` removes that
+link (measured in shared/notes/panel-measured.md) and the font stack is local. Bokeh's 1.8 MB
+MathJax bundle is only sent to a page that has TeX in it (:func:`install_mathjax_filter`).
+Everything else (Bokeh, Panel, Fast JS/CSS, our /assets/dplab.css) is served by our own server.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import panel as pn
+import param
+
+from app.shell import assets, urls
+from app.shell.assets import asset_url
+from app.shell.i18n import LANGUAGES, t
+from app.shell.options import bad_options, current_query, is_dark, is_large, kept_query, option
+from app.shell.resources import install_mathjax_filter, strip_web_fonts
+
+ACCENT = "#0b4f6c"
+FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Noto Sans KR", "Noto Sans CJK KR", '
+              '"Apple SD Gothic Neo", "Malgun Gothic", "NanumGothic", sans-serif')
+NAV = (("/", "common.nav.home"), ("/lesson", "common.nav.lesson"), ("/lab", "common.nav.lab"),
+       ("/cdf", "common.nav.cdf"))
+# Below this width the sidebar starts folded and the page is one column (assets/dplab.css).
+PHONE_MAX_PX = 760
+
+
+LARGE_CSS = assets.text("dplab-large.css")
+
+_JS_SET_PARAM = ("var u=new window.URL(window.location.href);u.searchParams.set('{k}','{v}');"
+                 "window.location.href=u.toString();return false;")
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+# ---------------------------------------------------------------------------------------------
+# header, page setup
+# ---------------------------------------------------------------------------------------------
+def _link(href: str, text: str, *, current: bool = False, onclick: str | None = None,
+          label: str | None = None) -> str:
+    cls = "dp-nav-link current" if current else "dp-nav-link"
+    attrs = [f'href="{html.escape(href)}"', f'class="{cls}"']
+    if current:
+        attrs.append('aria-current="page"')
+    if onclick:
+        attrs.append(f'onclick="{html.escape(onclick)}"')
+    if label:
+        attrs.append(f'aria-label="{html.escape(label)}"')
+    return f"<a {' '.join(attrs)}>{html.escape(text)}</a>"
+
+
+def nav_html(lang: str, path: str, query: str) -> str:
+    """The page links of the header (shared by the Panel pages and the plain HTML pages)."""
+    return " ".join(
+        _link(urls.href(href) + query, t(key, lang), current=href == path) for href, key in NAV
+    )
+
+
+HEADER_CSS = '\n' + "<style>" + assets.text("dplab-header.css") + "</style>"
+
+
+def header(lang: str, path: str) -> pn.pane.HTML:
+    """Navigation + language + large-type switches (plain links: keyboard operable)."""
+    nav = nav_html(lang, path, kept_query(lang))
+    langs = " ".join(
+        _link(current_query(lang=code), t(f"common.lang.{code}", lang), current=code == lang,
+              onclick=_JS_SET_PARAM.format(k="lang", v=code),
+              label=t("common.lang.switch_to", lang, language=t(f"common.lang.{code}", lang)))
+        for code in LANGUAGES
+    )
+    large = is_large()
+    size_v = "normal" if large else "large"
+    size = _link(current_query(size=size_v),
+                 t("common.size.normal" if large else "common.size.large", lang),
+                 onclick=_JS_SET_PARAM.format(k="size", v=size_v))
+    dark = is_dark()
+    theme_v = "default" if dark else "dark"
+    theme = _link(current_query(theme=theme_v),
+                  t("common.theme.light" if dark else "common.theme.dark", lang),
+                  onclick=_JS_SET_PARAM.format(k="theme", v=theme_v))
+    nav_label = html.escape(t("common.nav.label", lang))
+    cls = "dp-header dp-large" if large else "dp-header"
+    body = (f'{HEADER_CSS}<div class="{cls}"><nav aria-label="{nav_label}">'
+            f'{nav}</nav><span class="dp-switch" role="group" '
+            f'aria-label="{html.escape(t("common.lang.label", lang))}">{langs}</span>'
+            f'<span class="dp-switch">{size} {theme}</span></div>')
+    return pn.pane.HTML(body, margin=(0, 10), sizing_mode="stretch_width")
+
+
+class HtmlLang(pn.custom.JSComponent):
+    """Sets ``<html lang>`` to the page language (Panel's base template hard-codes "en"),
+    so screen readers pronounce Korean pages as Korean."""
+
+    lang = param.String(default="ko", doc="BCP 47 language of the page.")
+
+    _esm = assets.path("dplab-html-lang.js")
+
+
+
+
+
+
+class PageSetup(HtmlLang):
+    """``<html lang>`` (as :class:`HtmlLang`), plus what the template lacks:
+
+    - the sidebar toggle becomes a keyboard-operable button with a label and ``aria-expanded``;
+    - below ``PHONE_MAX_PX`` the sidebar starts folded (one column on a phone);
+    - before printing every ``<details>`` (also inside Panel's shadow roots) is opened, and
+      closed again afterwards, so Ctrl+P prints folded tables too.
+    """
+
+    sidebar_label = param.String(default="Controls", doc="Accessible name of the sidebar toggle.")
+    phone_max = param.Integer(default=PHONE_MAX_PX, bounds=(0, 4000),
+                              doc="Widest viewport (px) that starts with the sidebar folded.")
+
+    _esm = assets.path("dplab-page-setup.js")
+
+
+def option_notice(lang: str, bad: list[tuple[str, str]]) -> pn.pane.HTML:
+    """The visible notice for unknown page options (same look as the lab's URL notice)."""
+    items = "".join(f"<li>{html.escape(t('common.url.bad_option', lang, name=n, value=v))}</li>"
+                    for n, v in bad)
+    return pn.pane.HTML(
+        f'<div class="dp-notice" role="alert"><strong>'
+        f'{html.escape(t("common.url.notice_title", lang))}</strong><ul>{items}</ul></div>',
+        stylesheets=[".dp-notice { border: 3px solid #d55e00; border-radius: 8px;"
+                     " padding: .4em .8em; }"],
+        sizing_mode="stretch_width", css_classes=["dp-notices"])
+
+
+class _Template(pn.template.FastListTemplate):
+    """FastListTemplate that ignores an unknown ``?theme=`` (Panel raises KeyError on it) and
+    renders its page through :class:`app.shell.first_paint.FirstPaintTemplate` (deferred scripts,
+    plus the server-rendered ``first_paint`` fragment when the page gives one)."""
+
+    first_paint = param.String(default="", doc="Trusted HTML shown before the page's "
+                               "JavaScript has run (app.shell.first_paint.fragment); '' for none.")
+    page_lang = param.Selector(default="", objects=["", *LANGUAGES],
+                               doc="The page language, written into <html lang>.")
+
+    @staticmethod
+    def _get_theme_from_query_args() -> str | None:
+        return option("theme")
+
+    def _init_doc(self, doc: Any = None, comm: Any = None, title: str | None = None,
+                  notebook: bool = False, location: Any = True) -> Any:
+        from app.shell import first_paint
+        from app.shell.first_paint import FirstPaintTemplate
+
+        document = super()._init_doc(doc, comm, title, notebook, location)
+        if (first_paint.ENABLED and not notebook
+                and not isinstance(document.template, FirstPaintTemplate)):
+            document.template = FirstPaintTemplate.wrap(document.template, self.first_paint,
+                                                        self.page_lang)
+        return document
+
+
+def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any] | None = None,
+         sidebar_width: int = 380, option_notice_shown: bool = True, first_paint: str = ""
+         ) -> pn.template.FastListTemplate:
+    """The shared template (see the module docstring).
+
+    ``option_notice_shown=False``: the page shows :func:`bad_options` in its own notice.
+    ``first_paint``: an :func:`app.shell.first_paint.fragment` shown until the page's own main area
+    is drawn ('' for none).
+    """
+    strip_web_fonts()
+    install_mathjax_filter()
+    bad = bad_options()
+    if bad and option_notice_shown:
+        main = [option_notice(lang, bad), *main]
+    # One root per area: the template adds every item as a separate document root, and each
+    # root re-walks the whole model graph (37 sidebar items cost ~1 s per page load).
+    main_root = pn.Column(*main, sizing_mode="stretch_width", margin=0)
+    side_root = [pn.Column(*sidebar, sizing_mode="stretch_width", margin=0)] if sidebar else []
+    large = is_large()
+    head = pn.Row(header(lang, path),
+                  PageSetup(lang=lang, sidebar_label=t("common.sidebar.toggle", lang),
+                            width=0, height=0, margin=0),
+                  sizing_mode="stretch_width", margin=0)
+    tmpl = _Template(
+        title=title,
+        site="dplab",
+        site_url="/" + kept_query(lang),
+        main=[main_root],
+        sidebar=side_root,
+        header=[head],
+        accent=ACCENT,
+        font=FONT_STACK,
+        sidebar_width=sidebar_width,
+        favicon="/assets/favicon.svg",
+        main_layout=None,
+        meta_viewport="width=device-width, initial-scale=1",
+        # The Fast switch is replaced by our own theme link (keyboard operable, translated,
+        # keeps the address).
+        theme_toggle=False,
+        # Panel's busy spinner lives in one process-wide list: every event in any session
+        # updated every session's spinner (O(N) per event, ~95 % of the server's time with
+        # 100 students, issue 11). Off.
+        busy_indicator=None,
+        first_paint=first_paint,
+        page_lang=lang,
+    )
+    tmpl.config.css_files.append(asset_url("dplab.css"))
+    if large:
+        tmpl.config.raw_css.append(LARGE_CSS)
+    return tmpl

@@ -1,0 +1,51 @@
+"""Widgets and panes shared by every Panel page."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import panel as pn
+import param
+
+from app.shell import assets
+
+
+class TextPane(pn.pane.HTML):
+    """An HTML pane for text that changes with every slider move (card, tables, errors).
+
+    Panel's HTML pane recomputes every Bokeh property (stylesheets and design included) each
+    time its ``object`` changes; this one sends only the new text. Profiled under a class load
+    (issue 11): those recomputations were ~20 % of a move's server CPU. Other parameters
+    (visible, css_classes, stylesheets) still update through Panel as usual.
+    """
+
+    def _update(self, ref: str, model: Any) -> None:
+        model.text = self._transform_object(self.object)["object"]
+
+
+class RevealBox(pn.custom.JSComponent):
+    """An empty box that reports once it comes within 300 px of the viewport (or is shown).
+
+    Holds the place of a figure that is built only when a student scrolls to it: a figure is
+    ~60 Bokeh models per session, and many students never scroll that far.
+    """
+
+    seen = param.Boolean(default=False, doc="True once the box has been near the viewport.")
+
+    _esm = assets.path("dplab-reveal.js")
+
+
+# Touch screens and phones: a handle a finger can hit (30 px; WCAG 2.5.8 asks >= 24 px).
+SLIDER_TOUCH_CSS = assets.text("dplab-slider-touch.css")
+
+
+class ImmediateSlider(pn.widgets.FloatSlider):
+    # Panel waits 50 ms (Syncable._debounce) to batch browser changes; the lab acts only on
+    # value_throttled, which is already final, so that wait is pure latency.
+    _debounce = 0
+    _stylesheets: ClassVar[list[str]] = [*pn.widgets.FloatSlider._stylesheets, SLIDER_TOUCH_CSS]
+
+
+class ImmediateText(pn.widgets.TextInput):
+    # value changes only on Enter / leaving the field: nothing to batch either.
+    _debounce = 0

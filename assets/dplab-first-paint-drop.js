@@ -1,0 +1,1 @@
+(function () { var f = document.getElementById("dp-first-paint"); if (f) f.remove(); })();

@@ -1,0 +1,1 @@
+(function () { var f = document.getElementById("dp-first-paint"), m = document.getElementById("main"); if (f && m) { m.prepend(f); f.classList.remove("dp-first-paint-early"); } })();
