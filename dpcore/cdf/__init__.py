@@ -32,15 +32,20 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcore import gaussian
-from dpcore.cdf import pp
-from dpcore.cdf.common import CDFEstimate, Release, check_privacy, clip_data, make_rng
+from dpcore.cdf import pp, tree
+from dpcore.cdf.common import CDFEstimate, Clipped, Release, check_privacy, clip_data, make_rng
 from dpcore.cdf.hist import auto_bins, estimate_hq
+from dpcore.cdf.lattice import Lattice, check_granularity, snapped_values, step_grid
 from dpcore.cdf.mp import estimate_mp
 from dpcore.cdf.quantiles import estimate_aq
+from dpcore.cdf.tree import estimate_tree
 
-__all__ = ["METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan", "clip_data", "estimate"]
+__all__ = ["ALL_METHODS", "METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan",
+           "auto_plan_v2", "clip_data", "estimate"]
 
 METHODS = ("auto", "pp", "mp", "hq", "aq")
+#: Every method ``estimate`` accepts (METHODS, the page's list, plus the hierarchical tree).
+ALL_METHODS = (*METHODS, "tree")
 
 # Released degree for the automatic method (the degree actually used is chosen from the noisy
 # coefficients by pp.auto_degree, so K_max only needs to be large enough).
@@ -50,13 +55,20 @@ HIGH_NOISE_K_MAX = 12
 # Below this n*eps the PCHIP histogram beat every PP variant on the bimodal shape and matched it
 # on the smooth ones (n = 10^4, eps = 0.1: KS 0.0176 vs 0.0283 bimodal; docs/cdf-results.md).
 HISTOGRAM_EPS_N = 1500.0
+# From n*eps >= HISTOGRAM_EPS_N: the hierarchical histogram (dpcore.cdf.tree) with these sizes,
+# fixed on the synthetic shapes of benchmarks/cdf_vs_histogram.py (docs/cdf-results.md).
+TREE_BRANCHING = 2
+TREE_LEAVES = 16384
+LATTICE_FLAT = 32  # a lattice of at most this many values: one flat histogram level
 
 
 @dataclass(frozen=True)
 class AutoPlan:
     """What the automatic method will release, decided from public quantities only.
 
-    ``method`` is "hq" (then ``k_max`` is the bin count) or "pp".
+    ``method`` is "hq" (then ``k_max`` is the bin count), "tree" (then ``k_max`` is the
+    number of leaves, ``noise`` "gaussian" or "laplace" and ``noise_sd`` the noise standard
+    deviation of every released node) or "pp".
     """
 
     noise: str
@@ -125,12 +137,49 @@ def auto_plan(n: int, eps: float, delta: float) -> AutoPlan:
     return AutoPlan("gaussian_split", k, sigma, "split Gaussian has less noise variance")
 
 
+def auto_plan_v2(n: int, eps: float, delta: float, lattice_size: int | None = None) -> AutoPlan:
+    """The default method's plan from public n, eps, delta and granularity only (issue 22).
+
+    * A public lattice of K + 1 values (``lattice_size``): the tree on the lattice, one flat
+      level (a histogram with one bar per value) when K + 1 <= LATTICE_FLAT, else binary.
+    * Otherwise, n * eps < HISTOGRAM_EPS_N: the PCHIP Laplace histogram (as ``auto_plan``).
+    * Otherwise: the binary tree with TREE_LEAVES leaves; Gaussian or Laplace noise, whichever
+      has the smaller per-node variance (``tree.plan_tree``).
+    The rule and the shapes it was fixed on: docs/cdf-results.md.  Domain: as ``auto_plan``;
+    lattice_size >= 2 whole.
+    """
+    eps_v, delta_v = check_privacy(eps, delta)
+    if lattice_size is not None:
+        size = int(lattice_size)
+        b = size if size <= LATTICE_FLAT else TREE_BRANCHING
+        tp = tree.plan_tree(n, eps_v, delta_v, leaves=size, branching=b)
+        return AutoPlan(tp.noise, tp.leaves, tp.node_sd,
+                        f"public lattice of {size} values: {b}-ary tree of depth {tp.depth}",
+                        method="tree")
+    if n * eps_v < HISTOGRAM_EPS_N:
+        return auto_plan(n, eps_v, delta_v)
+    tp = tree.plan_tree(n, eps_v, delta_v, leaves=TREE_LEAVES, branching=TREE_BRANCHING)
+    return AutoPlan(tp.noise, tp.leaves, tp.node_sd,
+                    f"n*eps >= {HISTOGRAM_EPS_N:g}: binary tree with {tp.leaves} leaves",
+                    method="tree")
+
+
 def _estimate_auto(
-    data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None
+    data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
+    granularity: float | None = None,
 ) -> CDFEstimate:
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
-    plan = auto_plan(clipped.n, eps_v, delta_v)
+    lattice = None if granularity is None else check_granularity((clipped.lo, clipped.hi),
+                                                                 granularity)
+    plan = auto_plan_v2(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
+    if plan.method == "tree":
+        b = (lattice.size if lattice is not None and lattice.size <= LATTICE_FLAT
+             else TREE_BRANCHING)
+        est = estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
+                            branching=b, leaves=max(plan.k_max, 3),
+                            granularity=None if lattice is None else lattice.h)
+        return replace(est, method="auto", info={**est.info, "plan": plan})
     if plan.method == "hq":
         est = estimate_hq(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                           bins=plan.k_max, interpolation="pchip")
@@ -147,6 +196,7 @@ _DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
     "mp": estimate_mp,
     "hq": estimate_hq,
     "aq": estimate_aq,
+    "tree": estimate_tree,
 }
 
 _OPTIONS = {
@@ -155,7 +205,45 @@ _OPTIONS = {
     "mp": ("families", "k_max", "max_atoms", "noise"),
     "hq": ("bins", "noise", "interpolation"),
     "aq": ("quantiles",),
+    "tree": ("branching", "leaves", "noise"),
 }
+
+
+def _to_lattice(est: CDFEstimate, lattice: Lattice, clipped: Clipped, n_off: int) -> CDFEstimate:
+    """A continuous estimate of lattice data read as a step CDF on the lattice (post-processing).
+
+    F is constant on [x_k, x_{k+1}) for lattice data, so F(x_k) is read at the midpoint
+    x_k + h/2, where a smooth estimate of the step function is least biased.
+    """
+    pts = lattice.points()
+    mid = np.r_[pts[:-1] + 0.5 * lattice.h, pts[-1]]
+    gx, gf = step_grid(lattice, np.maximum.accumulate(est(mid)))
+    rel = replace(est.release, n_below=clipped.n_below, n_above=clipped.n_above,
+                  extra={**est.release.extra, "granularity": lattice.h, "n_off_lattice": n_off})
+    redegree = None
+    if est._redegree is not None:
+        inner = est._redegree
+        redegree = lambda d: _to_lattice(inner(d), lattice, clipped, n_off)  # noqa: E731
+    info = {**est.info, "granularity": lattice.h, "n_off_lattice": n_off}
+    return replace(est, grid_x=gx, grid_f=gf, release=rel, info=info, _redegree=redegree)
+
+
+def _estimate_on_lattice(
+    data: ArrayLike, bounds: object, eps: float, delta: float, method: str, rng: object,
+    granularity: object, options: dict[str, object],
+) -> CDFEstimate:
+    eps_v, delta_v = check_privacy(eps, delta)
+    clipped = clip_data(data, bounds)
+    lattice = check_granularity((clipped.lo, clipped.hi), granularity)
+    if method == "tree":
+        return estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
+                             granularity=lattice.h, **options)  # type: ignore[arg-type]
+    if method == "auto":
+        return _estimate_auto(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
+                              granularity=lattice.h)
+    xs, n_off = snapped_values(clipped, lattice)
+    est = _DISPATCH[method](xs, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng, **options)
+    return _to_lattice(est, lattice, clipped, n_off)
 
 
 def estimate(
@@ -166,6 +254,7 @@ def estimate(
     delta: float,
     method: str = "auto",
     rng: object = None,
+    granularity: object = None,
     **options: object,
 ) -> CDFEstimate:
     """Differentially private CDF of one-dimensional ``data`` on public ``bounds``.
@@ -175,7 +264,11 @@ def estimate(
     ``eps`` > 0, ``delta`` in (0, 1), ``method`` in METHODS, ``rng`` (None, int seed or numpy
     Generator), method ``options`` (see each module).  Neighbours: replace one record, n public.
     Returns a CDFEstimate certifying (result.eps, result.delta) <= (eps, delta).
-    Raises ValueError naming the parameter and its allowed range for bad input.
+    ``granularity`` = h (public): the data lie on lo, lo + h, ..., hi (``dpcore.cdf.lattice``);
+    the result is then a step CDF on that lattice, values off it are rounded to it and counted
+    in ``result.release.extra["n_off_lattice"]`` (exact, not private, like the clip counts).
+    Raises ValueError naming the parameter and its allowed range for bad input (keyed
+    DPError for the data, bounds, privacy parameters and granularity).
     """
     if not isinstance(method, str) or method not in _DISPATCH:
         raise ValueError(f"method must be one of {METHODS} (got {method!r})")
@@ -185,4 +278,6 @@ def estimate(
         raise ValueError(
             f"unknown option(s) {unknown} for method {method!r}; allowed options: {allowed}"
         )
+    if granularity is not None:
+        return _estimate_on_lattice(data, bounds, eps, delta, method, rng, granularity, options)
     return _DISPATCH[method](data, bounds=bounds, eps=eps, delta=delta, rng=rng, **options)

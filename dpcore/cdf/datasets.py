@@ -5,6 +5,12 @@ Synthetic (on [0, 1], population CDF known exactly, NOT private):
 * bimodal: 0.5 N(0.3, 0.05^2) + 0.5 N(0.7, 0.08^2), clipped to [0, 1] (the clipped mass sits
   at 0 and 1, so the population CDF jumps there);
 * uniform: Uniform(0, 1).
+Further shapes for the comparison against histograms (``GRID_SHAPES``, issue 22; not offered on
+the page): spikes = 0.3 N(0.2, 0.002^2) + 0.3 N(0.5, 0.002^2) + 0.4 N(0.8, 0.002^2) (three
+narrow spikes); heavy = 0.02 |Cauchy| clipped to [0, 1] (a heavy right tail, 1.3 % of the mass
+clipped at 1); arcsine = Beta(1/2, 1/2) (U-shaped, infinite density at both ends);
+texp = Exponential(mean 0.1) truncated to [0, 1]; lattice = Binomial(10, 0.3) / 10 (11 values,
+granularity 0.1).
 Real (assets/data/*.csv, sources and licences in assets/data/README.md); the reference is the
 empirical CDF of the clipped data (NOT private).  Bounds are public choices made from the
 variable's meaning, not from the data.
@@ -26,6 +32,12 @@ FloatArray = NDArray[np.float64]
 DATA_DIR = Path(__file__).resolve().parents[2] / "assets" / "data"
 
 SYNTHETIC = ("beta", "bimodal", "uniform")
+GRID_SHAPES = ("beta", "bimodal", "spikes", "heavy", "arcsine", "texp", "lattice")
+#: Public granularity of a shape known to lie on a lattice (None: continuous).
+SHAPE_GRANULARITY: dict[str, float | None] = {s: None for s in GRID_SHAPES} | {"lattice": 0.1}
+_SPIKES = ((0.3, 0.2), (0.3, 0.5), (0.4, 0.8))
+_SPIKE_SD = 0.002
+_TEXP_MEAN = 0.1
 
 
 @dataclass(frozen=True)
@@ -56,7 +68,20 @@ def sample(shape: str, n: int, rng: np.random.Generator) -> FloatArray:
         first = rng.random(n) < 0.5
         x = np.where(first, rng.normal(0.3, 0.05, n), rng.normal(0.7, 0.08, n))
         return np.clip(x, 0.0, 1.0)
-    raise ValueError(f"shape must be one of {SYNTHETIC} (got {shape!r})")
+    if shape == "spikes":
+        which = rng.choice(len(_SPIKES), size=n, p=[w for w, _ in _SPIKES])
+        mu = np.array([m for _, m in _SPIKES])[which]
+        return np.clip(rng.normal(mu, _SPIKE_SD), 0.0, 1.0)
+    if shape == "heavy":
+        return np.clip(0.02 * np.abs(rng.standard_cauchy(n)), 0.0, 1.0)
+    if shape == "arcsine":
+        return rng.beta(0.5, 0.5, n)
+    if shape == "texp":
+        u = rng.random(n)
+        return -_TEXP_MEAN * np.log1p(-u * (1.0 - np.exp(-1.0 / _TEXP_MEAN)))
+    if shape == "lattice":
+        return rng.binomial(10, 0.3, n) / 10.0
+    raise ValueError(f"shape must be one of {(*SYNTHETIC, *GRID_SHAPES)} (got {shape!r})")
 
 
 def population_cdf(shape: str) -> Callable[[FloatArray], FloatArray]:
@@ -73,7 +98,27 @@ def population_cdf(shape: str) -> Callable[[FloatArray], FloatArray]:
             return np.where(t < 0.0, 0.0, np.where(t >= 1.0, 1.0, mix))
 
         return f
-    raise ValueError(f"shape must be one of {SYNTHETIC} (got {shape!r})")
+    if shape in GRID_SHAPES:
+        return _grid_population(shape)
+    raise ValueError(f"shape must be one of {(*SYNTHETIC, *GRID_SHAPES)} (got {shape!r})")
+
+
+def _grid_population(shape: str) -> Callable[[FloatArray], FloatArray]:
+    def f(t: FloatArray) -> FloatArray:
+        t = np.asarray(t, dtype=np.float64)
+        if shape == "spikes":
+            mix = sum(w * special.ndtr((t - m) / _SPIKE_SD) for w, m in _SPIKES)
+        elif shape == "heavy":
+            mix = 2.0 / np.pi * np.arctan(np.maximum(t, 0.0) / 0.02)
+        elif shape == "arcsine":
+            mix = stats.beta.cdf(t, 0.5, 0.5)
+        elif shape == "texp":
+            mix = -np.expm1(-np.maximum(t, 0.0) / _TEXP_MEAN) / -np.expm1(-1.0 / _TEXP_MEAN)
+        else:  # lattice
+            mix = stats.binom.cdf(np.floor(10.0 * t + 1e-9), 10, 0.3)
+        return np.asarray(np.where(t < 0.0, 0.0, np.where(t >= 1.0, 1.0, mix)), dtype=np.float64)
+
+    return f
 
 
 @lru_cache(maxsize=8)
