@@ -29,7 +29,7 @@ APP_MODULES: dict[str, str] = {
     "server": "app.serve.server",  # serve(), routes(), ASSETS_DIR, tune_process's GC log lines
     "layout": "app.shell.template",  # SKIP_MATHJAX
     "first_paint": "app.shell.first_paint",  # ENABLED
-    "cdf_page": "app.cdf_page",  # CDFPage, CDFState, warm_up()
+    "cdf_page": "app.cdf.page",  # CDFPage, CDFState, warm_up()
 }
 
 # Headless Chromium as the browser benchmarks launch it (the browser tests use the same flags).

@@ -5,7 +5,7 @@ Every number a student reads in ``cdf.*.toml`` comes from here (``{{name}}`` pla
 
 The worked examples reproduce what /cdf shows for the same URL: the synthetic sample is drawn with
 ``default_rng([data_seed, 11])`` (data seed 1) and the noise with ``default_rng([seed, 12])``, as
-``app.cdf_page.CDFState`` does.  A real release draws secret noise; the seed is for teaching.
+``app.cdf.page.CDFState`` does.  A real release draws secret noise; the seed is for teaching.
 """
 
 from __future__ import annotations

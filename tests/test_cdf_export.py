@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.cdf_page import CDFPage
-from app.cdf_state import CDFState
+from app.cdf.page import CDFPage
+from app.cdf.state import CDFState
 
 
 def test_csv_is_the_shown_private_cdf_with_its_guarantee() -> None:

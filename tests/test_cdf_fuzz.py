@@ -13,8 +13,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import cdf_views as views
-from app.cdf_state import DATA_CHOICES, METHOD_CHOICES, CDFState, DataUnavailable
+from app.cdf import views
+from app.cdf.inputs import DATA_CHOICES, METHOD_CHOICES
+from app.cdf.records import DataUnavailable
+from app.cdf.state import CDFState
 from dpcore.cdf import estimate
 from dpcore.cdf.datasets import SYNTHETIC, load_real, population_cdf, sample
 from dpcore.cdf.metrics import distances, ecdf

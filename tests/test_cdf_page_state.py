@@ -12,16 +12,12 @@ import re
 import numpy as np
 import pytest
 
-from app import cdf_views as views
-from app.cdf_page import CDFState, metrics_html, privacy_html, table_html
-from app.cdf_state import (
-    METHODS,
-    RefGrid,
-    ecdf_sorted,
-    fmt_url,
-    integral_sq_ecdf,
-)
+from app.cdf import views
+from app.cdf.inputs import METHODS
+from app.cdf.page import CDFState, metrics_html, privacy_html, table_html
+from app.cdf.state import RefGrid, ecdf_sorted, integral_sq_ecdf
 from app.shell.i18n import LANGUAGES
+from app.shell.numbers import fmt_input as fmt_url
 from dpcore import accounting, gaussian
 from dpcore.cdf import estimate, legendre
 from dpcore.cdf.datasets import load_real, population_cdf, sample

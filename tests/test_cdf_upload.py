@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import cdf_upload as up
-from app.cdf_state import CDFState
+from app.cdf import upload as up
+from app.cdf.state import CDFState
 
 
 def test_good_file_with_header_and_two_numeric_columns() -> None:

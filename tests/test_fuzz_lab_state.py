@@ -1,7 +1,7 @@
 """Fuzz (hypothesis) of the lab state and the CDF page state, as a student could drive them.
 
 Random sequences of typed text, slider moves, preset clicks, query choices and URL parameters go
-through :class:`app.lab.state.LabState` (and :class:`app.cdf_state.CDFState`). After every step:
+through :class:`app.lab.state.LabState` (and :class:`app.cdf.state.CDFState`). After every step:
 no exception has escaped, the state is valid (every parameter in its range, the claim readable,
 D consistent with n and B, Delta/sigma in the verified range), every stored error or notice is
 a catalogue message that formats in both languages, and every number the certification card
@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.special import log_ndtr
 
-from app.cdf_state import (
+from app.cdf.inputs import (
     DATA_CHOICES,
     DEGREE_MAX,
     DELTA_RANGE,
@@ -32,9 +32,9 @@ from app.cdf_state import (
     N_RANGE,
     PARTS_RANGE,
     STREAM_MODES,
-    CDFState,
 )
-from app.cdf_views import privacy_html
+from app.cdf.state import CDFState
+from app.cdf.views import privacy_html
 from app.lab import compute as lc
 from app.lab.card import card_html
 from app.lab.state import (

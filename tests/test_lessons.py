@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlparse
 import pytest
 
 import lessons
-from app.cdf_state import CDFState
+from app.cdf.state import CDFState
 from app.lab.state import LabState
 from app.lesson import page as lesson_page
 

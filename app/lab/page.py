@@ -31,7 +31,8 @@ from app.lab.texts import curve_text, density_text, sim_text
 from app.lab.tour import CONCEALED_HTML
 from app.shell import address, exportbar, options, theme
 from app.shell import template as layout
-from app.shell.i18n import request_language, t
+from app.shell.i18n import t
+from app.shell.options import request_language
 from dpcore import queries
 
 # Inputs closer than BURST_MS form a burst; during one, the figures redraw once the input has
@@ -372,15 +373,6 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         return [self.address.pane, self.notice, intro, top, curve, self.exports(), sim]
 
 
-def _url_args() -> dict[str, str]:
-    args = pn.state.session_args or {}
-    out: dict[str, str] = {}
-    for k, v in args.items():
-        if v:
-            raw = v[0]
-            out[k] = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    return out
-
 
 
 
@@ -392,7 +384,7 @@ def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
     """The lab page for the current session (language from ?lang or Accept-Language)."""
     lang = lang or request_language()
     state = LabState()
-    args = _url_args()
+    args = options.session_args()
     state.apply_url(args)
     # Unknown page options (theme, size, lang) join the lab's own notice box.
     bad = [("lab.url.bad", {"name": n, "value": v}) for n, v in options.bad_options()]

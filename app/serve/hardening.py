@@ -30,7 +30,7 @@ from app.shell.i18n import LANGUAGES, t
 
 DEFAULT_MAX_SESSIONS = 150
 # Browsers send small PATCH-DOC messages (a widget value), except the CDF page's upload: 1 MiB
-# chunks as base64 (~1.4 MB per message, app/cdf_widgets.py). 2 MiB leaves room for both.
+# chunks as base64 (~1.4 MB per message, app/cdf/widgets.py). 2 MiB leaves room for both.
 DEFAULT_MAX_MESSAGE_BYTES = 2 << 20
 RETRY_AFTER_S = 15
 
@@ -282,7 +282,8 @@ def build_failed_page(path: str) -> Any:
 
     import panel as pn
 
-    from app.shell.i18n import request_language, t
+    from app.shell.i18n import t
+    from app.shell.options import request_language
 
     try:
         lang = request_language()

@@ -33,7 +33,7 @@ def _register_early() -> None:
 
 
 def _cdf() -> Any:
-    from app.cdf_page import create_page  # written by the CDF issue
+    from app.cdf.page import create_page  # written by the CDF issue
 
     return create_page(None)
 
@@ -42,7 +42,7 @@ def routes() -> dict[str, Callable[[], Any]]:
     """URL path -> Panel page factory (``/`` and ``/lesson`` are plain HTML:
     app.serve.plain_pages)."""
     r: dict[str, Callable[[], Any]] = {"/lab": _lab}
-    if importlib.util.find_spec("app.cdf_page") is not None:
+    if importlib.util.find_spec("app.cdf.page") is not None:
         r["/cdf"] = _cdf
     return r
 
@@ -228,8 +228,8 @@ def tune_process() -> dict[str, Any]:
     # Warm-up: the page modules' imports are most of the objects alive at start-up.
     import app.lab.page
 
-    if importlib.util.find_spec("app.cdf_page") is not None:
-        import app.cdf_page  # noqa: F401
+    if importlib.util.find_spec("app.cdf.page") is not None:
+        import app.cdf.page  # noqa: F401
     gc.collect()
     gc.freeze()
     _, g1, g2 = gc.get_threshold()

@@ -9,7 +9,7 @@ with the release's JSON in an ``iTXt`` chunk. Buttons carry the classes ``dp-exp
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -17,17 +17,6 @@ import panel as pn
 import param
 
 from app.shell import assets
-from app.shell.numbers import fmt_repr
-
-
-def cdf_csv(grid: Sequence[float], values: Sequence[float], *, eps: float, delta: float,
-            header: Sequence[str] = ()) -> str:
-    """A private CDF as CSV: ``x,cdf`` with its (ε, δ) in the first line (for /cdf)."""
-    head = [f"# dplab private CDF: eps={fmt_repr(eps)} delta={fmt_repr(delta)}",
-            *(f"# {h}" for h in header), "x,cdf"]
-    rows = [f"{fmt_repr(x)},{fmt_repr(y)}" for x, y in zip(grid, values, strict=True)]
-    return "\n".join(head + rows) + "\n"
-
 
 MIME = {"json": "application/json", "md": "text/markdown;charset=utf-8",
         "csv": "text/csv;charset=utf-8", "png": "image/png"}

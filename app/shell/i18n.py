@@ -8,7 +8,6 @@ e.g. ``common.*``, ``lab.*``, ``cdf.*``). Korean is the default language, Englis
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from functools import cache
 
 from app.shell.assets import CATALOGUES
@@ -65,14 +64,3 @@ def pick_language(query_lang: str | None, accept_language: str | None) -> str:
         if ranked:
             return min(ranked)[2]
     return DEFAULT_LANGUAGE
-
-
-def request_language() -> str:
-    """Language of the current Panel session (call inside a served page)."""
-    import panel as pn
-
-    args: Mapping[str, list[bytes]] = pn.state.session_args or {}
-    raw = args.get("lang", [b""])[0]
-    query_lang = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    headers = pn.state.headers or {}
-    return pick_language(query_lang, headers.get("Accept-Language"))

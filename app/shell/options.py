@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 import panel as pn
 
-from app.shell.i18n import LANGUAGES
+from app.shell.i18n import LANGUAGES, pick_language
 
 # Query options that every internal link carries over (language, projector type, theme).
 KEPT_OPTIONS = ("lang", "size", "theme")
@@ -29,14 +29,26 @@ OPTION_VALUES: dict[str, tuple[str, ...]] = {"lang": LANGUAGES, "size": SIZES, "
 # ---------------------------------------------------------------------------------------------
 # query options
 # ---------------------------------------------------------------------------------------------
+def session_args() -> dict[str, str]:
+    """The current session's query arguments as text (the first value of each; bytes decoded
+    as UTF-8 with replacement). The one place the pages read ``pn.state.session_args``."""
+    out: dict[str, str] = {}
+    for k, vs in (pn.state.session_args or {}).items():
+        if vs:
+            raw = vs[0]
+            out[k] = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    return out
+
+
 def session_flag(name: str) -> str | None:
-    """A query argument of the current session as text (None when absent)."""
-    args = pn.state.session_args or {}
-    raw = args.get(name)
-    if not raw:
-        return None
-    v = raw[0]
-    return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+    """A query argument of the current session as text (None when absent or empty)."""
+    return session_args().get(name) or None
+
+
+def request_language() -> str:
+    """Language of the current Panel session: ``?lang``, else Accept-Language, else Korean."""
+    headers = pn.state.headers or {}
+    return pick_language(session_args().get("lang", ""), headers.get("Accept-Language"))
 
 
 def option(name: str) -> str | None:
@@ -81,12 +93,8 @@ def kept_query(lang: str, args: Mapping[str, str] | None = None) -> str:
 
 def current_query(**change: str) -> str:
     """The current address's query with ``change`` applied (unknown page options dropped)."""
-    args = pn.state.session_args or {}
     q: dict[str, str] = {}
-    for k, vs in args.items():
-        if not vs:
-            continue
-        v = vs[0].decode("utf-8", "replace") if isinstance(vs[0], bytes) else str(vs[0])
+    for k, v in session_args().items():
         if k in OPTION_VALUES and v not in OPTION_VALUES[k]:
             continue
         q[k] = v

@@ -46,6 +46,12 @@ class ImmediateSlider(pn.widgets.FloatSlider):
     _stylesheets: ClassVar[list[str]] = [*pn.widgets.FloatSlider._stylesheets, SLIDER_TOUCH_CSS]
 
 
+class ImmediateIntSlider(pn.widgets.IntSlider):
+    # As ImmediateSlider: each key press is final, Panel's 50 ms batching is pure latency.
+    _debounce = 0
+    _stylesheets: ClassVar[list[str]] = [*pn.widgets.IntSlider._stylesheets, SLIDER_TOUCH_CSS]
+
+
 class ImmediateText(pn.widgets.TextInput):
     # value changes only on Enter / leaving the field: nothing to batch either.
     _debounce = 0

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 from playwright.sync_api import expect
 
-from app.cdf_views import g
+from app.cdf.views import g
 from app.shell.i18n import t
 from dpcore import accounting, gaussian
 from ui.conftest import ROOT, Server, shot

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from app.cdf.export import cdf_csv
 from app.cli import main as cli_main
 from app.lab import export
 from app.lab.state import LabState
-from app.shell import exportbar
 from dpcore import certify, gaussian
 from ui.conftest import ARTIFACTS, Server, shot
 
@@ -114,7 +114,7 @@ def test_markdown_in_both_languages() -> None:
 
 
 def test_cdf_csv_header_has_eps_delta() -> None:
-    text = exportbar.cdf_csv([0.0, 0.5, 1.0], [0.0, 0.25, 1.0], eps=1.0, delta=1e-6,
+    text = cdf_csv([0.0, 0.5, 1.0], [0.0, 0.25, 1.0], eps=1.0, delta=1e-6,
                           header=["n=100 bounds=[0, 1]"])
     lines = text.splitlines()
     assert lines[0] == "# dplab private CDF: eps=1.0 delta=1e-06"

@@ -22,88 +22,51 @@ a real release draws its noise from a secret source.
 
 from __future__ import annotations
 
-import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import param
-from numpy.typing import NDArray
 
-from app import cdf_upload
-from dpcore import accounting
-from dpcore.cdf import CDFEstimate, Release, estimate, legendre
+from app.cdf import upload as cdf_upload
+from app.cdf.inputs import (
+    DATA_CHOICES,
+    DEGREE_MAX,
+    DELTA_RANGE,
+    EPS_RANGE,
+    METHOD_CHOICES,
+    METHODS,
+    N_RANGE,
+    PARTS_RANGE,
+    PLOT_POINTS,
+    SEED_MAX,
+    STREAM_MODES,
+    TABLE_PROBS,
+    UPLOAD,
+    CDFInputs,
+)
+from app.cdf.records import (
+    DataUnavailable,
+    DataView,
+    DegreeInfo,
+    FloatArray,
+    LedgerEntry,
+    LedgerView,
+    Message,
+    MethodRow,
+    compose_entries,
+    step_of,
+)
+from app.cdf.stream import CDFStream, Stream
+from dpcore.cdf import CDFEstimate, estimate, legendre
 from dpcore.cdf.common import clip_data
-from dpcore.cdf.datasets import REAL, SYNTHETIC, load_real, population_cdf, sample
+from dpcore.cdf.datasets import SYNTHETIC, load_real, population_cdf, sample
 from dpcore.cdf.degree_errors import DegreeErrors, degree_errors, integral_sq_ecdf
 from dpcore.cdf.metrics import METRIC_POINTS as METRIC_POINTS  # re-exported for the page
 from dpcore.cdf.metrics import Distances, RefGrid
 from dpcore.cdf.metrics import ecdf as ecdf_sorted
-from dpcore.cdf.quantiles import estimate_aq
-from dpcore.cdf.streaming import PPCombiner
-from dpcore.errors import DPError
-
-FloatArray = NDArray[np.float64]
-
-METHODS = ("auto", "pp", "mp", "hq", "aq")
-METHOD_CHOICES = (*METHODS, "all")
-UPLOAD = "upload"
-DATASETS = (*SYNTHETIC, *REAL)
-DATA_CHOICES = (*DATASETS, UPLOAD)
-STREAM_MODES = ("batches", "sites")
-PLOT_POINTS = 512
-TABLE_PROBS = (0.1, 0.25, 0.5, 0.75, 0.9)
-N_RANGE = (10, 1_000_000)
-EPS_RANGE = (0.01, 20.0)
-DELTA_RANGE = (1e-30, 0.1)
-SEED_MAX = 2**31 - 1
-DEGREE_MAX = 256
-PARTS_RANGE = (2, 20)
-# Public order in which the records of a real or uploaded data set arrive in a stream (the
-# files may be sorted); synthetic records are i.i.d., so their own order is used.
-STREAM_ORDER_SEED = (2024, 7)
-
-Message = tuple[str, dict[str, Any]]  # (catalogue key, format fields)
-
-
-# ---------------------------------------------------------------------------------------------
-# small pure helpers
-# ---------------------------------------------------------------------------------------------
-def fmt_url(x: float) -> str:
-    """Shortest text that reads back to the same double (1.0 -> '1', 1e-06 -> '1e-06')."""
-    r = repr(float(x))
-    return r[:-2] if r.endswith(".0") else r
-
-
-def _parse_float(raw: object) -> float | None:
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, (int, float, np.integer, np.floating)):
-        x = float(raw)
-    else:
-        s = str(raw).strip().replace("−", "-")
-        if not s or len(s) > 40:
-            return None
-        try:
-            x = float(s)
-        except ValueError:
-            return None
-    return x if math.isfinite(x) else None
-
-
-def _parse_int(raw: object) -> int | None:
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, (int, np.integer)):
-        return int(raw)
-    x = _parse_float(raw)
-    if x is None or x != int(x) or abs(x) > 2**53:
-        return None
-    return int(x)
 
 
 @lru_cache(maxsize=6)
@@ -115,107 +78,28 @@ def _synthetic(family: str, n: int, seed: int) -> FloatArray:
     return x
 
 
-def step_of(rel: Release) -> accounting.Step:
-    """The ledger step of a release: Gaussian ones carry mu = sensitivity / sigma (exact GDP)."""
-    if rel.mechanism in ("gaussian", "gaussian_split"):
-        # gaussian_split: whitened sensitivity (1/n)/sigma with unit noise, so mu is the same
-        return accounting.Step(rel.eps, rel.delta,
-                               accounting.gaussian_mu(rel.sensitivity, rel.noise_scale))
-    return accounting.Step(rel.eps, rel.delta)
 
 
-# ---------------------------------------------------------------------------------------------
-# data
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class DataView:
-    """The records of the current data (NOT private) and what the page needs about them."""
-
-    x: FloatArray
-    bounds: tuple[float, float]
-    unit: str  # "" (none), "years", "g" or the text a student typed for an upload
-    source: tuple[Any, ...]  # ledger key: one per data source
-    key: tuple[Any, ...]  # this data exactly (source + n / column / bounds)
-    synthetic: bool
-    ref: RefGrid  # population CDF (synthetic) or eCDF of the clipped records (otherwise)
-
-    @property
-    def n(self) -> int:
-        return int(self.x.size)
 
 
-class DataUnavailable(Exception):
-    """The current choice has no usable data yet (an upload without a column or bounds)."""
-
-    def __init__(self, key: str, fmt: dict[str, Any] | None = None) -> None:
-        super().__init__(key)
-        self.key, self.fmt = key, fmt or {}
 
 
-@dataclass
-class LedgerEntry:
-    label: str  # method name, or "stream-pp" / "stream-aq"
-    step: accounting.Step
-    group: str | None = None  # a partition of the records (one stream); None = all records
-    parts: frozenset[int] = frozenset()
 
 
-@dataclass(frozen=True)
-class LedgerView:
-    source: tuple[Any, ...]
-    releases: int  # every release on this source in this session
-    exposed: int  # releases that touched the most exposed record
-    composition: accounting.Composition
-    total: accounting.Guarantee  # at the current delta
-    rule: str  # "none", "gdp", "basic" or "mixed"
 
 
-@dataclass(frozen=True)
-class DegreeInfo:
-    available: bool
-    reason: str  # "" or why there is no degree ("method", "histogram", "no_data")
-    k_max: int
-    auto_k: int
-    in_use: int
-    capped: bool  # the requested degree was above k_max
 
 
-@dataclass(frozen=True)
-class MethodRow:
-    method: str
-    est: CDFEstimate
-    seconds: float
-    metrics: Distances
 
 
-@dataclass(frozen=True)
-class StreamStep:
-    batch: int  # 1-based
-    seen: int  # records seen so far
-    batch_size: int
-    pp: Distances
-    aq: Distances
-    pp_seconds: float
-    aq_seconds: float
-    pp_cost: accounting.Guarantee  # per record, all PP batch releases so far (parallel)
-    aq_cost: accounting.Guarantee  # per record, all AQ re-runs so far (sequential)
 
 
-@dataclass
-class _Stream:
-    key: tuple[Any, ...]
-    group: str
-    batches: list[FloatArray]
-    combiner: PPCombiner
-    aq: list[CDFEstimate] = field(default_factory=list)
-    steps: list[StreamStep] = field(default_factory=list)
-    pp_est: CDFEstimate | None = None
 
 
 # ---------------------------------------------------------------------------------------------
 # the state
 # ---------------------------------------------------------------------------------------------
-class CDFState(param.Parameterized):
+class CDFState(CDFInputs, CDFStream, param.Parameterized):
     """Everything the /cdf page shows is a function of these parameters and the session ledger."""
 
     dataset = param.Selector(default="bimodal", objects=list(DATA_CHOICES),
@@ -265,7 +149,7 @@ class CDFState(param.Parameterized):
         self._deg: OrderedDict[tuple[Any, ...], CDFEstimate] = OrderedDict()
         self._derr: OrderedDict[tuple[Any, ...], DegreeErrors] = OrderedDict()
         self._coef: OrderedDict[tuple[Any, ...], tuple[FloatArray, float]] = OrderedDict()
-        self._stream: _Stream | None = None
+        self._stream: Stream | None = None
 
     # ---- data ---------------------------------------------------------------------------------
     @property
@@ -538,95 +422,11 @@ class CDFState(param.Parameterized):
         self.noise_seed = (self.noise_seed + 1) % (SEED_MAX + 1)
 
     # ---- streaming and sites ------------------------------------------------------------------
-    def stream_key(self, data: DataView) -> tuple[Any, ...]:
-        return (data.key, float(self.eps), float(self.delta), self.noise_seed, self.stream_parts)
 
-    def stream_problem(self) -> Message | None:
-        try:
-            n = self.data().n
-        except DataUnavailable as exc:
-            return (exc.key, exc.fmt)
-        if n // self.stream_parts < 2:
-            return ("cdf.stream.err.small", {"n": n, "parts": self.stream_parts})
-        return None
 
-    def stream(self) -> list[StreamStep]:
-        """The stream's steps 1..stream_steps (computed once each, incrementally)."""
-        if self.stream_steps == 0 or self.stream_problem() is not None:
-            return []
-        data = self.data()
-        key = self.stream_key(data)
-        st = self._stream
-        if st is None or st.key != key:
-            order = (np.arange(data.n) if data.synthetic else
-                     np.random.default_rng(STREAM_ORDER_SEED).permutation(data.n))
-            batches = np.array_split(np.asarray(data.x)[order], self.stream_parts)
-            group = f"stream{hash(key) & 0xFFFFFFFF:08x}"
-            st = _Stream(key, group, batches,
-                         PPCombiner(bounds=data.bounds, eps=self.eps, delta=self.delta))
-            self._stream = st
-        steps = min(self.stream_steps, self.stream_parts)
-        while len(st.steps) < steps:
-            self._stream_step(data, st)
-        return st.steps[:steps]
 
-    def stream_estimates(self) -> tuple[CDFEstimate, CDFEstimate] | None:
-        """(PP merged, AQ latest) at the current step, or None."""
-        steps = self.stream()
-        if not steps or self._stream is None:
-            return None
-        st = self._stream
-        j = len(steps)
-        if j == len(st.steps) and st.pp_est is not None:
-            return st.pp_est, st.aq[j - 1]
-        pp_est = PPCombiner(bounds=st.combiner.bounds, eps=st.combiner.eps,
-                            delta=st.combiner.delta,
-                            releases=list(st.combiner.releases[:j])).estimate()
-        return pp_est, st.aq[j - 1]
 
-    def stream_reference(self) -> Callable[[FloatArray], FloatArray]:
-        """Reference for the stream plot: population CDF, or eCDF of the records seen so far."""
-        data = self.data()
-        steps = self.stream()
-        if data.synthetic or not steps or self._stream is None:
-            return data.ref.reference
-        lo, hi = data.bounds
-        seen = np.concatenate(self._stream.batches[: len(steps)])
-        return ecdf_sorted(np.clip(seen, lo, hi))
 
-    def _stream_step(self, data: DataView, st: _Stream) -> None:
-        j = len(st.steps)  # 0-based index of the new batch
-        lo, hi = data.bounds
-        seen = np.concatenate(st.batches[: j + 1])
-        if data.synthetic:
-            ref = data.ref
-        else:
-            ref = RefGrid(ecdf_sorted(np.clip(seen, lo, hi)), lo, hi)
-        t0 = time.perf_counter()
-        rel = st.combiner.add_batch(st.batches[j], rng=np.random.default_rng(
-            [self.noise_seed, 14, j]))
-        pp_est = st.combiner.estimate()
-        pp_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        aq = estimate_aq(seen, bounds=data.bounds, eps=self.eps, delta=self.delta,
-                         rng=np.random.default_rng([self.noise_seed, 15, j]))
-        aq_s = time.perf_counter() - t0
-        st.aq.append(aq)
-        led = self._ledgers.setdefault(data.source, {})
-        led.setdefault(("stream-pp", st.key, j),
-                       LedgerEntry("stream-pp", step_of(rel), st.group, frozenset({j})))
-        led.setdefault(("stream-aq", st.key, j),
-                       LedgerEntry("stream-aq", step_of(aq.release), st.group,
-                                   frozenset(range(j + 1))))
-        entries = [e for k, e in led.items() if k[0] in ("stream-pp", "stream-aq")
-                   and k[1] == st.key and k[2] <= j]
-        pp_cost = compose_entries([e for e in entries if e.label == "stream-pp"])
-        aq_cost = compose_entries([e for e in entries if e.label == "stream-aq"])
-        st.steps.append(StreamStep(
-            batch=j + 1, seen=int(seen.size), batch_size=int(st.batches[j].size),
-            pp=ref.distances(pp_est), aq=ref.distances(aq), pp_seconds=pp_s, aq_seconds=aq_s,
-            pp_cost=pp_cost.at_delta(self.delta), aq_cost=aq_cost.at_delta(self.delta)))
-        st.pp_est = pp_est
 
     # ---- uploads ------------------------------------------------------------------------------
     def load_upload(self, filename: str, payload: bytes) -> Message | None:
@@ -685,146 +485,12 @@ class CDFState(param.Parameterized):
         return float(col.values.min()), float(col.values.max())
 
     # ---- inputs (widgets, URL, fuzz): validated, the state always stays valid -------------------
-    def set_input(self, name: str, raw: object) -> Message | None:
-        """Set one input from text or a number; (key, fmt) of the problem, state unchanged."""
-        try:
-            return self._set_input(name, raw)
-        except DPError as exc:  # dpcore's keyed errors are translated by the page
-            return ("err." + exc.key, dict(exc.fields))
-        except (ValueError, TypeError) as exc:  # param's own bound checks, as a last resort
-            return ("cdf.err.input", {"name": name, "detail": str(exc)[:80]})
 
-    def _set_input(self, name: str, raw: object) -> Message | None:
-        bad = ("cdf.err.value", {"name": name, "value": str(raw)[:40]})
-        if name in ("dataset", "data"):
-            v = str(raw)
-            if v not in DATA_CHOICES:
-                return bad
-            if v == UPLOAD and self._upload is None:
-                return ("cdf.up.err.not_here", {})
-            self.dataset = v
-            return None
-        if name == "method":
-            if str(raw) not in METHOD_CHOICES:
-                return bad
-            self.method = str(raw)
-            return None
-        if name == "degree":
-            if str(raw).strip().lower() == "auto":
-                self.auto_degree = True
-                return None
-            k = _parse_int(raw)
-            if k is None or not 0 <= k <= DEGREE_MAX:
-                return ("cdf.err.degree", {"value": str(raw)[:40], "max": DEGREE_MAX})
-            self.param.update(degree=k, auto_degree=False)
-            return None
-        if name in ("teacher", "auto_degree"):
-            s = str(raw).strip().lower()
-            if s in ("1", "true", "yes", "on"):
-                setattr(self, name, True)
-            elif s in ("0", "false", "no", "off"):
-                setattr(self, name, False)
-            else:
-                return bad
-            return None
-        if name == "stream_mode":
-            if str(raw) not in STREAM_MODES:
-                return bad
-            self.stream_mode = str(raw)
-            return None
-        if name == "upload_unit":
-            self.upload_unit = str(raw).strip()[:20]
-            return None
-        if name == "upload_column":
-            if self._upload is None or str(raw) not in self._upload.names:
-                return ("cdf.up.err.pick", {})
-            self.upload_column = str(raw)
-            return None
-        ints = {"n": N_RANGE, "data_seed": (0, SEED_MAX), "noise_seed": (0, SEED_MAX),
-                "stream_parts": PARTS_RANGE, "stream_steps": (0, PARTS_RANGE[1])}
-        if name in ints:
-            lo, hi = ints[name]
-            k = _parse_int(raw)
-            if k is None or not lo <= k <= hi:
-                return ("cdf.err.range_int", {"name": name, "value": str(raw)[:40], "lo": lo,
-                                              "hi": hi})
-            if name == "stream_steps":
-                k = min(k, self.stream_parts)
-            setattr(self, name, k)
-            return None
-        floats = {"eps": EPS_RANGE, "delta": DELTA_RANGE}
-        if name in floats:
-            lo_f, hi_f = floats[name]
-            x = _parse_float(raw)
-            if x is None or not lo_f <= x <= hi_f:
-                return ("cdf.err.range", {"name": name, "value": str(raw)[:40],
-                                          "lo": fmt_url(lo_f), "hi": fmt_url(hi_f)})
-            setattr(self, name, x)
-            return None
-        if name in ("upload_lo", "upload_hi"):
-            if raw is None or str(raw).strip() == "":
-                setattr(self, name, None)
-                return None
-            x = _parse_float(raw)
-            if x is None or abs(x) > 1e15:
-                return ("cdf.up.err.bounds_huge", {})
-            setattr(self, name, x)
-            return None
-        return ("cdf.err.unknown", {"name": name})
 
     # ---- the address --------------------------------------------------------------------------
     URL_NAMES = ("data", "n", "eps", "delta", "method", "degree", "seed")
     URL_EXTRA = ("dseed", "teacher", "stream", "parts", "batches")
 
-    def url_query(self) -> dict[str, str]:
-        """The page's state as query arguments (fixed names first; lang/size/theme are kept)."""
-        return {
-            "data": self.dataset,
-            "n": str(self.n if self.is_synthetic else self.data_n()),
-            "eps": fmt_url(self.eps),
-            "delta": fmt_url(self.delta),
-            "method": self.method,
-            "degree": "auto" if self.auto_degree else str(self.degree),
-            "seed": str(self.noise_seed),
-            "dseed": str(self.data_seed),
-            "teacher": "1" if self.teacher else "0",
-            "stream": self.stream_mode,
-            "parts": str(self.stream_parts),
-            "batches": str(self.stream_steps),
-        }
-
-    def apply_url(self, args: Mapping[str, str]) -> list[Message]:
-        """Apply query arguments; each bad one keeps its default and yields a notice."""
-        notices: list[Message] = []
-        names = {"data": "dataset", "n": "n", "eps": "eps", "delta": "delta",
-                 "method": "method", "degree": "degree", "seed": "noise_seed",
-                 "dseed": "data_seed", "teacher": "teacher", "stream": "stream_mode",
-                 "parts": "stream_parts", "batches": "stream_steps"}
-        with param.parameterized.batch_call_watchers(self):
-            for url_name, attr in names.items():
-                if url_name not in args:
-                    continue
-                raw = args[url_name]
-                if url_name == "n" and not self.is_synthetic:
-                    continue  # real data: n is the size of the data set
-                if url_name == "data" and raw == UPLOAD:
-                    notices.append(("cdf.url.upload", {}))
-                    continue
-                if self.set_input(attr, raw) is not None:
-                    notices.append(("cdf.url.bad", {"name": url_name, "value": str(raw)[:40]}))
-        return notices
 
 
-def compose_entries(entries: list[LedgerEntry]) -> accounting.Composition:
-    """Sequential composition over all records, parallel within each stream's parts."""
-    main = accounting.compose([e.step for e in entries if e.group is None])
-    groups: dict[str, list[LedgerEntry]] = {}
-    for e in entries:
-        if e.group is not None:
-            groups.setdefault(e.group, []).append(e)
-    worst = []
-    for es in groups.values():
-        parts = sorted(set().union(*(e.parts for e in es)))
-        worst.append(accounting.parallel_worst(
-            [accounting.compose([e.step for e in es if p in e.parts]) for p in parts]))
-    return accounting.sequential([main, *worst]) if worst else main
+

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import param
 from panel.custom import JSComponent
 
-from app.cdf_upload import MAX_UPLOAD_BYTES
+from app.cdf.upload import MAX_UPLOAD_BYTES
 from app.shell import assets
 
 log = logging.getLogger(__name__)

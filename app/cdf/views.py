@@ -1,6 +1,6 @@
 """Text views of the /cdf page: pure functions (state, lang) -> HTML, unit-tested without Panel.
 
-Every number shown here comes from :class:`app.cdf_state.CDFState` (which gets it from dpcore)
+Every number shown here comes from :class:`app.cdf.state.CDFState` (which gets it from dpcore)
 and carries its unit; every string comes from the message catalogues (``cdf.*``).  Stable CSS
 classes for outside checks: dp-cdf-eps, dp-cdf-delta (this release), dp-cdf-total-eps,
 dp-cdf-total-delta (the ledger of the current data source), dp-cdf-degree (degree in use),
@@ -14,17 +14,9 @@ import html
 import math
 from typing import Any
 
-from app.cdf_state import (
-    METHODS,
-    UPLOAD,
-    CDFState,
-    DataUnavailable,
-    DegreeErrors,
-    DegreeInfo,
-    Message,
-    MethodRow,
-    StreamStep,
-)
+from app.cdf.inputs import METHODS, UPLOAD
+from app.cdf.records import DataUnavailable, DegreeInfo, Message, MethodRow, StreamStep
+from app.cdf.state import CDFState, DegreeErrors
 from app.shell import assets
 from app.shell.i18n import t
 

@@ -1,0 +1,306 @@
+"""The /cdf controls: data source, upload, release, degree, teacher view, and their messages.
+
+Every control writes into :class:`app.cdf.state.CDFState` through ``set_input`` (which checks);
+a rejected value leaves the state as it was, with one message under its control.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from typing import Any
+
+import panel as pn
+
+from app.cdf import views
+from app.cdf.inputs import DATASETS, METHOD_CHOICES, STREAM_MODES, UPLOAD
+from app.cdf.panes import text_pane
+from app.cdf.widgets import UploadBox
+from app.shell.numbers import fmt_input
+from app.shell.widgets import ImmediateIntSlider, ImmediateSlider, ImmediateText
+
+log = logging.getLogger(__name__)
+
+CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "upload_lo",
+            "upload_hi", "stream_parts")
+
+
+class CDFControls:
+    """Controls of :class:`app.cdf.page.CDFPage` (a mixin: it reads the page's state and
+    language)."""
+
+    def _build_widgets(self) -> None:
+        s = self.state
+        wide: dict[str, Any] = {"sizing_mode": "stretch_width"}
+        self.w_dataset = pn.widgets.Select(name=self.tr("cdf.ctl.dataset"),
+                                           options=self._dataset_options(), value=s.dataset,
+                                           css_classes=["dp-cdf-dataset"], **wide)
+        self.w_n = ImmediateText(name=self.tr("cdf.ctl.n"), value=str(s.n),
+                                 css_classes=["dp-cdf-n"],
+                        **wide)
+        self.w_new_data = pn.widgets.Button(name=self.tr("cdf.ctl.new_data"), button_type="default",
+                                            css_classes=["dp-cdf-new-data"], **wide)
+        self.w_method = pn.widgets.Select(
+            name=self.tr("cdf.ctl.method"), value=s.method,
+            options={self.tr(f"cdf.method.{m}"): m for m in METHOD_CHOICES},
+            css_classes=["dp-cdf-method"], **wide)
+        self.w_eps = ImmediateText(name=self.tr("cdf.ctl.eps"), value=fmt_input(s.eps),
+                          css_classes=["dp-cdf-eps-input"], **wide)
+        self.w_eps_slider = ImmediateSlider(name=self.tr("cdf.ctl.eps_slider"), start=0.05,
+                                            end=10.0,
+                                    step=0.05, value=min(max(s.eps, 0.05), 10.0),
+                                    css_classes=["dp-cdf-eps-slider"], **wide)
+        self.w_delta = ImmediateText(name=self.tr("cdf.ctl.delta"), value=fmt_input(s.delta),
+                            css_classes=["dp-cdf-delta-input"], **wide)
+        self.w_seed = ImmediateText(name=self.tr("cdf.ctl.noise_seed"), value=str(s.noise_seed),
+                           css_classes=["dp-cdf-seed"], **wide)
+        self.w_new_noise = pn.widgets.Button(name=self.tr("cdf.ctl.new_noise"),
+                                             css_classes=["dp-cdf-new-noise"], **wide)
+        self.w_auto = pn.widgets.Checkbox(name=self.tr("cdf.ctl.auto_degree"), value=s.auto_degree,
+                                          css_classes=["dp-cdf-auto"])
+        self.w_degree = ImmediateIntSlider(name=self.tr("cdf.ctl.degree"), start=0, end=64,
+                                           value=s.degree,
+                               css_classes=["dp-cdf-degree-slider"], **wide)
+        self.w_teacher = pn.widgets.Checkbox(name=self.tr("cdf.ctl.teacher"), value=s.teacher,
+                                             css_classes=["dp-cdf-teacher"])
+        self.w_pp_view = pn.widgets.Button(name=self.tr("cdf.ctl.pp_view"), button_type="primary",
+                                           css_classes=["dp-cdf-pp-view"], visible=False)
+        self.w_all = pn.widgets.Button(name=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"])
+        # upload
+        self.w_upload = UploadBox(
+            on_file=self._on_upload, on_error=self._on_upload_error,
+            button_text=self.tr("cdf.up.button"), hint_text=self.tr("cdf.up.hint"),
+            busy_text=self.tr("cdf.up.busy"), sizing_mode="stretch_width")
+        self.w_column = pn.widgets.Select(name=self.tr("cdf.up.column"), options=[],
+                                          css_classes=["dp-cdf-column"], visible=False, **wide)
+        self.w_lo = ImmediateText(name=self.tr("cdf.up.lo"), value="", css_classes=["dp-cdf-lo"],
+                         visible=False, **wide)
+        self.w_hi = ImmediateText(name=self.tr("cdf.up.hi"), value="", css_classes=["dp-cdf-hi"],
+                         visible=False, **wide)
+        self.w_unit = ImmediateText(name=self.tr("cdf.up.unit"), value="",
+                                    css_classes=["dp-cdf-unit"],
+                           visible=False, **wide)
+        self.w_range = pn.widgets.Button(name=self.tr("cdf.up.use_range"),
+                                         css_classes=["dp-cdf-use-range"], visible=False, **wide)
+        self.w_forget = pn.widgets.Button(name=self.tr("cdf.up.forget"),
+                                          css_classes=["dp-cdf-forget"], visible=False, **wide)
+        # stream
+        self.w_stream_mode = pn.widgets.RadioButtonGroup(
+            name=self.tr("cdf.stream.mode"), value=s.stream_mode,
+            options={self.tr(f"cdf.stream.mode.{m}"): m for m in STREAM_MODES},
+            button_type="primary", button_style="outline", css_classes=["dp-cdf-stream-mode"])
+        self.w_parts = ImmediateText(name=self.tr("cdf.stream.parts"), value=str(s.stream_parts),
+                            css_classes=["dp-cdf-parts"], sizing_mode="stretch_width",
+                            min_width=160, max_width=320)
+        self.w_add = pn.widgets.Button(name=self.tr("cdf.stream.add.batches"),
+                                       button_type="primary", css_classes=["dp-cdf-add-batch"])
+        self.w_reset = pn.widgets.Button(name=self.tr("cdf.stream.reset"),
+                                         css_classes=["dp-cdf-stream-reset"])
+
+        # error lines under the controls
+        self.err: dict[str, Any] = {c: text_pane("", margin=(0, 10),
+                                                 css_classes=[f"dp-cdf-err-{c}"])
+                                    for c in CONTROLS}
+        self.secret_note = text_pane(f'<p class="dp-cdf-secret">'
+                                     f'{html.escape(self.tr("cdf.secret"))}'
+                                 "</p>", margin=0)
+        self.teacher_note = text_pane(f'<p class="dp-muted dp-cdf-small">'
+                                  f'{html.escape(self.tr("cdf.teacher.reason"))}</p>',
+                                  margin=(0, 10))
+        self.range_note = text_pane(f'<p class="dp-warn dp-cdf-small">'
+                                f'{html.escape(self.tr("cdf.up.range_warning"))}</p>',
+                                margin=(0, 10), visible=False)
+        self.data_note = text_pane("", margin=(0, 10))
+        self.upload_status = text_pane("", margin=(0, 10), css_classes=["dp-cdf-upload-status"])
+
+        def watch(widget: Any, name: str, attr: str = "value") -> None:
+            widget.param.watch(lambda ev: self._input(name, ev.new), attr)
+
+        watch(self.w_dataset, "dataset")
+        watch(self.w_n, "n")
+        watch(self.w_method, "method")
+        watch(self.w_eps, "eps")
+        watch(self.w_delta, "delta")
+        watch(self.w_seed, "noise_seed")
+        watch(self.w_parts, "stream_parts")
+        watch(self.w_column, "upload_column")
+        watch(self.w_lo, "upload_lo")
+        watch(self.w_hi, "upload_hi")
+        watch(self.w_unit, "upload_unit")
+        watch(self.w_stream_mode, "stream_mode")
+        watch(self.w_teacher, "teacher")
+        self.w_eps_slider.param.watch(lambda ev: self._input("eps", round(ev.new, 4)),
+                                      "value_throttled")
+        self.w_auto.param.watch(lambda ev: self._input("auto_degree", ev.new), "value")
+        self.w_degree.param.watch(lambda ev: self._on_degree(int(ev.new)), "value")
+        self.w_new_data.on_click(lambda _: self._safe(self.state.new_class_data))
+        self.w_new_noise.on_click(lambda _: self._safe(self.state.new_noise))
+        self.w_pp_view.on_click(lambda _: self._input("method", "pp"))
+        self.w_all.on_click(lambda _: self._input("method", "all"))
+        self.w_range.on_click(lambda _: self._safe(self._use_range))
+        self.w_forget.on_click(lambda _: self._safe(self._forget))
+        self.w_add.on_click(lambda _: self._input("stream_steps", self.state.stream_steps + 1))
+        self.w_reset.on_click(lambda _: self._input("stream_steps", 0))
+
+    def _dataset_options(self) -> dict[str, str]:
+        opts = {self.tr(f"cdf.data.{d}"): d for d in DATASETS}
+        up = self.state.upload
+        if up is not None:
+            opts[self.tr("cdf.data.upload", name=up.filename)] = UPLOAD
+        return opts
+
+    def _safe(self, fn: Any, *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception:  # never let an exception reach the browser; keep the page working
+            log.warning("cdf: action rejected", exc_info=True)
+            self.error.object = views.error_html(("cdf.err.internal", {}), self.lang)
+
+    def _input(self, name: str, value: Any) -> None:
+        if self._syncing:
+            return
+        control = {"upload_column": "upload", "upload_unit": "upload",
+                   "stream_steps": "stream_parts", "stream_mode": "stream_parts",
+                   "auto_degree": "method", "teacher": "method"}.get(name, name)
+        try:
+            problem = self.state.set_input(name, value)
+        except Exception:
+            log.warning("cdf: input %s rejected", name, exc_info=True)
+            problem = ("cdf.err.internal", {})
+        if problem is None:
+            self._errors.pop(control, None)
+        else:
+            self._errors[control] = problem
+        self._show_errors()
+
+    def _on_degree(self, k: int) -> None:
+        if self._syncing:
+            return
+        info = self.state.degree_info()
+        if info.available and self.state.auto_degree and k == info.in_use:
+            return
+        self._input("degree", k)
+
+    def _show_errors(self) -> None:
+        for c, pane in self.err.items():
+            m = self._errors.get(c)
+            text = views.error_html(m, self.lang) if m else ""
+            if pane.object != text:
+                pane.object = text
+
+    def _on_upload(self, filename: str, payload: bytes) -> None:
+        problem = self.state.load_upload(filename, payload)
+        self._upload_error = problem
+        self._errors.pop("upload", None)
+        self._sync_widgets()
+        self._refresh_upload()
+
+    def _on_upload_error(self, key: str, fmt: dict[str, Any]) -> None:
+        self._upload_error = (key, fmt)
+        self._refresh_upload()
+
+    def _use_range(self) -> None:
+        r = self.state.data_range()
+        if r is None:
+            return
+        lo, hi = r
+        if lo == hi:  # every record equal: widen so that lo < hi (still taken from the data)
+            lo, hi = lo - 0.5, hi + 0.5
+        self.state.param.update(upload_lo=lo, upload_hi=hi)
+        self.range_note.visible = True
+
+    def _forget(self) -> None:
+        self.state.forget_upload()
+        self._upload_error = None
+        self.range_note.visible = False
+        self._sync_widgets()
+        self._refresh_upload()
+        self.refresh(None)
+
+    def _sync_widgets(self) -> None:
+        s = self.state
+        self._syncing = True
+        try:
+            self.w_dataset.options = self._dataset_options()
+            self.w_dataset.value = s.dataset
+            n_shown = str(s.n) if s.is_synthetic else (str(s.data_n()) if s.data_n() else "")
+            for w, v, c in ((self.w_n, n_shown, "n"), (self.w_eps, fmt_input(s.eps), "eps"),
+                            (self.w_delta, fmt_input(s.delta), "delta"),
+                            (self.w_seed, str(s.noise_seed), "noise_seed"),
+                            (self.w_parts, str(s.stream_parts), "stream_parts")):
+                if c not in self._errors and w.value != v:
+                    w.value = v
+            self.w_eps_slider.value = min(max(s.eps, 0.05), 10.0)
+            self.w_method.value = s.method
+            self.w_auto.value = s.auto_degree
+            self.w_teacher.value = s.teacher
+            self.w_stream_mode.value = s.stream_mode
+            self.w_n.disabled = not s.is_synthetic
+            self.w_new_data.disabled = not s.is_synthetic
+            up = s.upload
+            show_up = up is not None
+            for w in (self.w_column, self.w_lo, self.w_hi, self.w_unit, self.w_range,
+                      self.w_forget):
+                w.visible = show_up
+            if up is not None:
+                labels = {}
+                for c in up.columns:
+                    mark = "" if c.usable else " ⚠"
+                    labels[f"{c.name}{mark}"] = c.name
+                self.w_column.options = labels
+                if s.upload_column in up.names:
+                    self.w_column.value = s.upload_column
+                lo = "" if s.upload_lo is None else fmt_input(s.upload_lo)
+                hi = "" if s.upload_hi is None else fmt_input(s.upload_hi)
+                if "upload_lo" not in self._errors and self.w_lo.value != lo:
+                    self.w_lo.value = lo
+                if "upload_hi" not in self._errors and self.w_hi.value != hi:
+                    self.w_hi.value = hi
+                if self.w_unit.value != s.upload_unit:
+                    self.w_unit.value = s.upload_unit
+            self.w_add.name = self.tr(f"cdf.stream.add.{s.stream_mode}")
+            self.w_add.disabled = s.stream_steps >= s.stream_parts
+        finally:
+            self._syncing = False
+
+    def _sync_degree(self) -> Any:
+        info = self.state.degree_info()
+        self._syncing = True
+        try:
+            self.w_degree.disabled = not info.available
+            self.w_auto.disabled = not info.available
+            if info.available:
+                if self.w_degree.end != info.k_max:
+                    self.w_degree.end = max(1, info.k_max)
+                if self.w_degree.value != info.in_use:
+                    self.w_degree.value = info.in_use
+            self.w_auto.value = self.state.auto_degree
+        finally:
+            self._syncing = False
+        return info
+
+    def sidebar(self) -> list[Any]:
+        def h(key: str) -> Any:
+            return pn.pane.HTML(f"<h3>{html.escape(self.tr(key))}</h3>", margin=(0, 10))
+
+        return [
+            h("cdf.side.data"),
+            self.w_dataset, self.err["dataset"],
+            self.w_n, self.err["n"],
+            self.data_note,
+            self.w_new_data,
+            h("cdf.side.upload"),
+            self.w_upload, self.upload_status,
+            self.w_column, self.w_lo, self.err["upload_lo"], self.w_hi, self.err["upload_hi"],
+            self.w_range, self.range_note, self.w_unit, self.w_forget, self.err["upload"],
+            h("cdf.side.release"),
+            self.w_method, self.err["method"],
+            self.w_eps, self.err["eps"], self.w_eps_slider,
+            self.w_delta, self.err["delta"],
+            self.w_seed, self.err["noise_seed"], self.secret_note, self.w_new_noise,
+            h("cdf.side.degree"),
+            self.degree_side,
+            self.w_auto, self.w_degree,
+            h("cdf.side.teacher"),
+            self.w_teacher, self.teacher_note,
+        ]

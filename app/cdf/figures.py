@@ -1,0 +1,228 @@
+"""The /cdf figures: the private and reference CDFs, error against degree, and the stream.
+
+Built once per session and updated in place. Each method has its own colour *and* dash
+(Okabe–Ito colours; colour is never the only signal).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import panel as pn
+from bokeh.core.properties import value
+from bokeh.models import ColumnDataSource, Label, Legend, LegendItem, Range1d, Span
+from bokeh.plotting import figure
+
+from app.cdf import views
+from app.cdf.inputs import METHODS, PLOT_POINTS
+from app.cdf.panes import text_pane
+from app.cdf.views import metrics_html, table_html
+from app.shell import theme
+
+# Okabe-Ito colours, each with its own dash pattern (colour is never the only signal).
+STYLE = {
+    "pp": ("#0072b2", "solid"),
+    "auto": ("#009e73", "dashdot"),
+    "mp": ("#cc79a7", "dotdash"),
+    "hq": ("#e69f00", "dashed"),
+    "aq": ("#d55e00", "dotted"),
+}
+
+
+C_REF = "#6b6b6b"
+
+
+class CDFFigures:
+    """Figures of :class:`app.cdf.page.CDFPage` (a mixin: it reads the page's state and
+    language)."""
+
+    def _build_figures(self) -> None:
+
+        height = 520 if self.large else 420
+        fs = "17pt" if self.large else "12pt"
+        tools = "pan,wheel_zoom,box_zoom,reset,save"
+        # --- the CDFs
+        self.src = ColumnDataSource({"x": [], "ref": [], "priv": [],
+                                     **{m: [] for m in METHODS}}, name="dp-cdf-src")
+        f = figure(height=height, sizing_mode="stretch_width", y_range=(-0.02, 1.02),
+                   tools=tools, title=self.tr("cdf.plot.title"),
+                   x_axis_label=self.tr("cdf.plot.x"), y_axis_label=self.tr("cdf.plot.y"))
+        r_ref = f.line("x", "ref", source=self.src, line_width=3, line_dash="dashed", color=C_REF)
+        self.r_priv = f.line("x", "priv", source=self.src, line_width=3, color="#0072b2")
+        self.r_meth = {}
+        for m in METHODS:
+            col, dash = STYLE[m]
+            self.r_meth[m] = f.line("x", m, source=self.src, line_width=3, color=col,
+                                    line_dash=dash)
+        self.legend = Legend(items=[LegendItem(label=value(self.tr("cdf.legend.reference")),
+                                               renderers=[r_ref])],
+                             orientation="horizontal", location="center")
+        self.legend.ncols = 1  # one column: fits a 390 px phone (labels are long)
+        f.add_layout(self.legend, "below")
+        f.css_classes = ["dp-cdf-plot"]
+        self.fig = theme.large_type(f, self.large)
+        # --- error against degree
+        self.src_deg = ColumnDataSource({"k": [], "trunc": [], "noise": [], "expected": [],
+                                         "realised": []})
+        self.src_deg_marks = ColumnDataSource({"k": [], "y": [], "what": []})
+        d = figure(height=height - 60, sizing_mode="stretch_width", y_axis_type="log",
+                   y_range=Range1d(1e-6, 1.0),
+                   tools=tools, title=self.tr("cdf.dplot.title"),
+                   x_axis_label=self.tr("cdf.dplot.x"), y_axis_label=self.tr("cdf.dplot.y"))
+        it = []
+        it.append((self.tr("cdf.dplot.expected"),
+                   [d.line("k", "expected", source=self.src_deg, line_width=4, color="#1b1b1b")]))
+        it.append((self.tr("cdf.dplot.trunc"),
+                   [d.line("k", "trunc", source=self.src_deg, line_width=3, color="#d55e00",
+                           line_dash="dashed")]))
+        it.append((self.tr("cdf.dplot.noise"),
+                   [d.line("k", "noise", source=self.src_deg, line_width=3, color="#0072b2",
+                           line_dash="dotted")]))
+        r_real = d.line("k", "realised", source=self.src_deg, line_width=2, color="#009e73",
+                        line_dash="dotdash")
+        r_real_pts = d.scatter("k", "realised", source=self.src_deg, size=6, color="#009e73",
+                               marker="circle")
+        it.append((self.tr("cdf.dplot.realised"), [r_real, r_real_pts]))
+        r_auto = d.scatter("k", "y", source=self.src_deg_marks, size=16, marker="diamond",
+                           color="#1b1b1b", line_color="white", line_width=2)
+        it.append((self.tr("cdf.dplot.mark_auto_legend"), [r_auto]))
+        self.deg_span = Span(location=0, dimension="height", line_color="#444", line_width=3)
+        d.add_layout(self.deg_span)
+        self.deg_label = Label(x=0, y=10, x_units="data", y_units="screen", text="",
+                               text_font_size=fs, x_offset=6, background_fill_color="white",
+                               background_fill_alpha=0.85)
+        d.add_layout(self.deg_label)
+        leg = Legend(items=[LegendItem(label=value(lab), renderers=r) for lab, r in it],
+                     orientation="horizontal", location="center")
+        leg.ncols = 1
+        d.add_layout(leg, "below")
+        d.css_classes = ["dp-cdf-degree-plot"]
+        self.fig_deg = theme.large_type(d, self.large)
+        # --- stream
+        self.src_stream = ColumnDataSource({"x": [], "pp": [], "aq": [], "ref": []})
+        st = figure(height=height - 60, sizing_mode="stretch_width", y_range=(-0.02, 1.02),
+                    tools=tools, title=self.tr("cdf.stream.plot"),
+                    x_axis_label=self.tr("cdf.plot.x"), y_axis_label=self.tr("cdf.plot.y"))
+        s_ref = st.line("x", "ref", source=self.src_stream, line_width=3, line_dash="dashed",
+                        color=C_REF)
+        s_pp = st.line("x", "pp", source=self.src_stream, line_width=3, color=STYLE["pp"][0])
+        s_aq = st.line("x", "aq", source=self.src_stream, line_width=3, color=STYLE["aq"][0],
+                       line_dash="dotted")
+        sleg = Legend(items=[LegendItem(label=value(self.tr(k)), renderers=[r]) for k, r in (
+            ("cdf.stream.legend.pp", s_pp), ("cdf.stream.legend.aq", s_aq),
+            ("cdf.legend.reference", s_ref))],
+                      orientation="horizontal", location="center")
+        sleg.ncols = 1
+        st.add_layout(sleg, "below")
+        st.css_classes = ["dp-cdf-stream-plot"]
+        self.fig_stream = theme.large_type(st, self.large)
+
+        self.plot = pn.pane.Bokeh(self.fig, sizing_mode="stretch_width")
+        self.plot_deg = pn.pane.Bokeh(self.fig_deg, sizing_mode="stretch_width")
+        self.plot_stream = pn.pane.Bokeh(self.fig_stream, sizing_mode="stretch_width",
+                                         visible=False)
+        self.notice = text_pane("", css_classes=["dp-cdf-notices"])
+        self.error = text_pane("", css_classes=["dp-cdf-error"])
+        self.auto_box = text_pane("", css_classes=["dp-cdf-auto-box"])
+        self.metrics = text_pane("", css_classes=["dp-cdf-metrics-pane"])
+        self.privacy = text_pane("", css_classes=["dp-cdf-privacy-pane"])
+        self.sources = text_pane("", css_classes=["dp-cdf-sources-pane"])
+        self.table = text_pane("", css_classes=["dp-cdf-table-pane"])
+        self.compare = text_pane("", css_classes=["dp-cdf-compare-pane"])
+        self.degree_status = text_pane("", css_classes=["dp-cdf-degree-status-pane"])
+        self.degree_side = text_pane("", margin=(0, 10), css_classes=["dp-cdf-degree-side"])
+        self.degree_table = text_pane("", css_classes=["dp-cdf-degree-table-pane"])
+        self.stream_text = text_pane("", css_classes=["dp-cdf-stream-pane"])
+        self.stream_err = text_pane("", css_classes=["dp-cdf-stream-err"])
+
+    def _refresh_curves(self, info: Any) -> None:
+        s = self.state
+        d = s.data()
+        lo, hi = d.bounds
+        pts = np.linspace(lo, hi, PLOT_POINTS)
+        data: dict[str, Any] = {"x": pts, "ref": np.asarray(d.ref.reference(pts), dtype=float)}
+        rows = s.compare() if s.method == "all" else None
+        shown = [r.method for r in rows] if rows else [s.method]
+        nan = np.full(pts.size, np.nan)
+        for m in METHODS:
+            data[m] = nan
+        if rows:
+            for r in rows:
+                data[r.method] = r.est(pts)
+            data["priv"] = nan
+        else:
+            data["priv"] = s.current()(pts)
+        self.src.data = data
+        for m, r in self.r_meth.items():
+            r.visible = bool(rows) and m in shown
+        self.r_priv.visible = not rows
+        key = tuple(shown) if rows else ()
+        if getattr(self, "_legend_key", None) != key:
+            self._legend_key = key
+            if rows:
+                items = [LegendItem(label=value(views.method_short(m, self.lang)),
+                                    renderers=[self.r_meth[m]]) for m in shown]
+            else:
+                items = [LegendItem(label=value(self.tr("cdf.legend.private")),
+                                    renderers=[self.r_priv])]
+            self.legend.items = [*items, self.legend.items[-1]]
+        unit = s.unit()
+        self.fig.xaxis.axis_label = self.tr("cdf.plot.x") + (
+            f" ({views.unit_text(unit, self.lang)})" if unit else "")
+        self.table.object = table_html(s, self.lang, rows)
+        self.metrics.object = metrics_html(s, self.lang) if not rows else ""
+        self.compare.object = views.compare_html(s, rows, self.lang) if rows else ""
+        self.w_all.visible = not rows
+        # auto chose the histogram: say why and offer the PP view of the same budget
+        plan = s.auto_plan()
+        hist = plan is not None and plan.method == "hq"
+        self.auto_box.object = (views.degree_status_html(s, info, self.lang) if hist else "")
+        self.w_pp_view.visible = hist
+
+    def _refresh_degree(self, info: Any) -> None:
+        s = self.state
+        self.degree_status.object = views.degree_status_html(s, info, self.lang)
+        errs = s.degree_errors() if info.available else None
+        self.plot_deg.visible = self.fig_deg.visible = errs is not None
+        if errs is None:
+            self.degree_table.object = ""
+            self._deg_errs = None
+            return
+        if errs is not getattr(self, "_deg_errs", None):  # a new release: new curves
+            self._deg_errs = errs
+            # log axis: an estimated truncation error <= 0 is not drawn (the table shows 0)
+            trunc = np.where(errs.trunc_est > 0, errs.trunc_est, np.nan)
+            real = np.where(errs.realised > 0, errs.realised, np.nan)
+            self.src_deg.data = {"k": errs.k, "trunc": trunc, "noise": errs.noise,
+                                 "expected": errs.expected, "realised": real}
+            self.src_deg_marks.data = {"k": [info.auto_k], "y": [errs.expected[info.auto_k]],
+                                       "what": ["auto"]}
+            finite = real[np.isfinite(real)]
+            lo = min(float(errs.noise[0]), float(finite.min()) if finite.size else np.inf) / 4
+            hi = max(float(errs.expected[0]), float(finite.max()) if finite.size else 0.0) * 3
+            self.fig_deg.y_range.start, self.fig_deg.y_range.end = max(lo, 1e-300), hi
+        # a degree move only moves the marker (one repaint of this plot)
+        self.deg_span.location = info.in_use
+        self.deg_label.x = info.in_use
+        self.deg_label.text = f"K = {info.in_use}"
+        self.degree_table.object = views.degree_table_html(errs, info, self.lang)
+
+    def _refresh_stream(self) -> None:
+        s = self.state
+        problem = s.stream_problem()
+        self.stream_err.object = views.error_html(problem, self.lang) if problem else ""
+        steps = s.stream() if problem is None else []
+        self.stream_text.object = views.stream_html(s, steps, self.lang)
+        est = s.stream_estimates() if steps else None
+        self.plot_stream.visible = self.fig_stream.visible = est is not None
+        if est is None:
+            return
+        d = s.data()
+        lo, hi = d.bounds
+        pts = np.linspace(lo, hi, PLOT_POINTS)
+        ref = np.asarray(s.stream_reference()(pts), dtype=float)
+        self.src_stream.data = {"x": pts, "pp": est[0](pts), "aq": est[1](pts), "ref": ref}
+        unit = s.unit()
+        self.fig_stream.xaxis.axis_label = self.tr("cdf.plot.x") + (
+            f" ({views.unit_text(unit, self.lang)})" if unit else "")

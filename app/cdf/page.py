@@ -1,0 +1,297 @@
+"""The private CDF page (/cdf): data sources, releases, a degree slider that teaches, the ledger.
+
+State: :class:`app.cdf.state.CDFState` (param only; unit-tested in tests/test_cdf_page_state.py
+and tests/test_cdf_fuzz.py).  Text views: :mod:`app.cdf.views` (pure HTML).  This module only
+builds the widgets and Bokeh figures of one session and keeps them in step with the state.
+
+URL (fixed names, both ways): data, n, eps, delta, method (auto|pp|mp|hq|aq|all), degree (an
+integer or auto), seed (noise); lang, size, theme are the template's; extra names dseed (class
+data), teacher (0/1), stream (batches|sites), parts, batches.  An uploaded file is never in the
+address (it lives in this session only).
+
+Stable CSS classes: dp-cdf-eps, dp-cdf-delta, dp-cdf-total-eps, dp-cdf-total-delta,
+dp-cdf-degree, dp-cdf-ks, dp-cdf-degree-slider (keyboard arrows move it), dp-cdf-auto,
+dp-cdf-teacher, dp-cdf-plot, dp-cdf-degree-plot, dp-cdf-stream-plot, dp-cdf-table, ...
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from typing import Any
+
+import panel as pn
+
+from app.cdf import export, views
+from app.cdf.controls import CDFControls
+from app.cdf.figures import CDFFigures
+from app.cdf.inputs import METHODS
+from app.cdf.panes import text_pane
+from app.cdf.records import DataUnavailable, Message
+from app.cdf.state import CDFState
+from app.cdf.views import metrics_html, privacy_html, table_html
+from app.shell import address, exportbar, options
+from app.shell import template as layout
+from app.shell.i18n import t
+from app.shell.options import request_language
+
+__all__ = ["CDFPage", "CDFState", "create_page", "metrics_html", "privacy_html", "table_html"]
+
+log = logging.getLogger(__name__)
+
+# The address is rewritten once the input has paused this long (each rewrite is a browser
+# history entry and costs the browser ~10 ms; a held arrow key makes ~30 changes a second).
+URL_PAUSE_MS = 250
+
+
+
+
+class CDFPage(CDFControls, CDFFigures):
+    """Widgets, three Bokeh figures updated in place, and the text views of one CDFState."""
+
+    def __init__(self, state: CDFState | None = None, lang: str = "ko", large: bool = False,
+                 notices: list[Message] | None = None) -> None:
+        self.state = state or CDFState()
+        self.lang = lang
+        self.large = large
+        self._syncing = False
+        self._pending: set[str] = set()
+        self._later_scheduled = False
+        self._errors: dict[str, Message] = {}
+        self._upload_error: Message | None = None
+        self._notices = list(notices or [])
+        self._url_pending = False
+        self.address = address.AddressBar()
+        self._build_widgets()
+        self._build_figures()
+        self.state.param.watch(self._on_state, [p for p in self.state.param if p != "name"])
+        self.refresh(None)
+
+    def tr(self, key: str, **fmt: Any) -> str:
+        return t(key, self.lang, **fmt)
+
+    # ---- widgets ------------------------------------------------------------------------------
+
+
+    # ---- figures ------------------------------------------------------------------------------
+
+    # ---- input handling -----------------------------------------------------------------------
+
+
+
+
+
+
+
+
+    # ---- state -> page ------------------------------------------------------------------------
+    def _on_state(self, *events: Any) -> None:
+        names = {ev.name for ev in events}
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self._safe(self.refresh, names)
+            return
+        # Button clicks arrive as Bokeh events, outside Panel's hold: without unlocked() their
+        # model changes could wait in the document until the next event (measured: 1-2 of 15
+        # "new noise" clicks showed nothing until the next click).  unlocked() sends them now.
+        with pn.io.unlocked():
+            self._safe(self.refresh, names)
+
+
+
+    def _refresh_upload(self) -> None:
+        self.upload_status.object = views.upload_status_html(self.state, self.lang,
+                                                             self._upload_error)
+
+    def refresh(self, names: set[str] | None) -> None:
+        """Recompute the views touched by ``names`` (None: everything) and write the address."""
+        s = self.state
+        light = names is not None and names <= {"degree", "auto_degree"}
+        if names is not None and names <= {"teacher"}:
+            self._sync_widgets()
+            self._refresh_cards()
+            self._write_url()
+            return
+        if names is not None and names <= {"stream_mode", "stream_parts", "stream_steps"}:
+            self._sync_widgets()
+            self._refresh_stream()
+            self._refresh_cards()
+            self._write_url()
+            return
+        if not light:
+            self._sync_widgets()
+            self.data_note.object = views.data_note_html(s, self.lang)
+            self._refresh_upload()
+        info = self._sync_degree()
+        try:
+            s.data()
+        except DataUnavailable as exc:
+            self._show_unavailable((exc.key, exc.fmt))
+            self._write_url()
+            return
+        self.error.object = ""
+        if not light:
+            s.stream()  # may add stream releases: computed before the ledger cards
+        self._refresh_curves(info)
+        if not light:  # a degree change is post-processing: the ledger cannot change
+            self._refresh_cards()
+        self.degree_side.object = views.degree_side_html(s, info, self.lang)
+        self.notice.object = views.notices_html(self._notices, self.lang)
+        # The plot, its table, the cards and the degree in use go out first; the error-vs-degree
+        # plot and the stream follow in a second message, so the browser paints the first part
+        # without waiting for two more canvases.
+        self._later("degree")
+        if not light:
+            self._later("stream")
+        self._write_url()
+
+    def _later(self, what: str) -> None:
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self._run_later_one(what)
+            return
+        self._pending.add(what)
+        if not self._later_scheduled:
+            self._later_scheduled = True
+            doc.add_next_tick_callback(self._run_later)
+
+    def _run_later(self) -> None:
+        pending, self._pending = self._pending, set()
+        self._later_scheduled = False
+        try:
+            with pn.io.unlocked():
+                for what in sorted(pending):
+                    self._run_later_one(what)
+        except Exception:
+            log.warning("cdf: deferred update skipped", exc_info=True)
+
+    def _run_later_one(self, what: str) -> None:
+        try:
+            self.state.data()
+        except DataUnavailable:
+            return
+        if what == "degree":
+            self._refresh_degree(self.state.degree_info())
+        else:
+            self._refresh_stream()
+
+    def _show_unavailable(self, m: Message) -> None:
+        self.error.object = views.error_html(m, self.lang)
+        self.src.data = {"x": [], "ref": [], "priv": [], **{k: [] for k in METHODS}}
+        for pane in (self.metrics, self.privacy, self.table, self.compare, self.degree_table,
+                     self.degree_status, self.degree_side, self.auto_box, self.stream_text):
+            pane.object = ""
+        self.sources.object = views.sources_html(self.state, self.lang)
+        self.plot_deg.visible = self.fig_deg.visible = False
+        self.plot_stream.visible = self.fig_stream.visible = False
+
+
+    def _refresh_cards(self) -> None:
+        s = self.state
+        try:
+            self.privacy.object = privacy_html(s, self.lang)
+        except DataUnavailable:
+            self.privacy.object = ""
+        self.sources.object = views.sources_html(s, self.lang)
+
+
+
+    def _write_url(self) -> None:
+        """Write the state into the address (replaced in place: one history entry per page);
+        during a burst of moves at most every URL_PAUSE_MS."""
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self._flush_url()
+            return
+        if not self._url_pending:
+            self._url_pending = True
+            doc.add_timeout_callback(self._flush_url, URL_PAUSE_MS)
+
+    def _flush_url(self) -> None:
+        self._url_pending = False
+        self.address.update(**self.state.url_query())
+
+    # ---- layout -------------------------------------------------------------------------------
+
+    def export_csv(self) -> Any:
+        """The shown private CDF as CSV (grid in data units, values) with its (ε, δ) on top.
+
+        Only the private curve: the reference CDF is not private and is not written.
+        """
+
+        st = self.state
+        est = st.current()
+        pts, f_priv, _ = st.curves()
+        header = [f"data={st.dataset} method={st.method} seed={st.noise_seed}",
+                  self.tr("cdf.export.note")]
+        text = export.cdf_csv(pts.tolist(), f_priv.tolist(), eps=float(est.eps),
+                              delta=float(est.delta), header=header)
+        return exportbar.ExportFile(f"dplab-cdf-{st.dataset}-{st.method}.csv", text)
+
+    def exports(self) -> Any:
+
+        items = [{"kind": "csv", "label": self.tr("cdf.export.csv"), "cls": "dp-export-csv"}]
+        return exportbar.ExportBar(make=lambda kind: self.export_csv(), items=items,
+                                heading=self.tr("cdf.export.heading"),
+                                hint=self.tr("cdf.export.hint"),
+                                sizing_mode="stretch_width", css_classes=["dp-exports"])
+
+    def main(self) -> list[Any]:
+        intro = pn.pane.Markdown(self.tr("cdf.intro"), sizing_mode="stretch_width")
+
+        def h2(key: str) -> Any:
+            return text_pane(f"<h2>{html.escape(self.tr(key))}</h2>")
+
+        deg_intro = text_pane(f"<p>{html.escape(self.tr('cdf.dplot.intro'))}</p>")
+        stream_intro = text_pane(f"<p>{html.escape(self.tr('cdf.stream.intro'))}</p>")
+        cards = pn.FlexBox(
+            pn.Column(self.metrics, sizing_mode="stretch_width", min_width=280,
+                      styles={"flex": "1 1 380px"}),
+            pn.Column(self.privacy, sizing_mode="stretch_width", min_width=280,
+                      styles={"flex": "1.2 1 420px"}),
+            sizing_mode="stretch_width", gap="16px")
+        return [
+            self.address.pane, self.notice, intro, self.error,
+            self.auto_box, self.w_pp_view,
+            self.plot, self.table, self.w_all,
+            self.compare, cards, self.sources,
+            h2("cdf.dplot.heading"), deg_intro, self.degree_status, self.plot_deg,
+            self.degree_table,
+            h2("cdf.stream.heading"), stream_intro,
+            pn.FlexBox(self.w_stream_mode, self.w_parts, sizing_mode="stretch_width"),
+            self.err["stream_parts"],
+            pn.FlexBox(self.w_add, self.w_reset, sizing_mode="stretch_width"), self.stream_err,
+            self.plot_stream, self.stream_text,
+            self.exports(),
+        ]
+
+
+
+def create_page(lang: str | None = None) -> Any:
+    """The /cdf page for the current session (language from ?lang or Accept-Language)."""
+    lang = lang or request_language()
+    global _WARM
+    if not _WARM:
+        _WARM = True
+        warm_up()
+    state = CDFState()
+    notices = state.apply_url(options.session_args())
+    page = CDFPage(state, lang, large=options.is_large(), notices=notices)
+    if pn.state.curdoc is not None:
+        # the upload lives in this session only: drop it when the session ends
+        pn.state.on_session_destroyed(lambda _ctx: state.discard())
+        # the complete state goes into the address (AddressBar sends it once the page is there)
+        page._flush_url()
+    return layout.page(lang=lang, title=t("cdf.title", lang), path="/cdf", main=page.main(),
+                       sidebar=page.sidebar(), sidebar_width=480 if options.is_large() else 380)
+
+
+_WARM = False
+
+
+def warm_up() -> None:
+    """Fill the process-wide caches of public numbers (dictionary, L1 bounds) once."""
+    s = CDFState(n=2000)
+    for m in METHODS:
+        s.release(m)
+

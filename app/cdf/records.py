@@ -1,0 +1,123 @@
+"""What the /cdf state hands to its views: small frozen records (no Panel, no param).
+
+Each is computed from the state on demand and cached by its inputs; the views only read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcore import accounting
+from dpcore.cdf import CDFEstimate, Release
+from dpcore.cdf.metrics import METRIC_POINTS as METRIC_POINTS  # re-exported for the page
+from dpcore.cdf.metrics import Distances, RefGrid
+
+FloatArray = NDArray[np.float64]
+
+
+Message = tuple[str, dict[str, Any]]  # (catalogue key, format fields)
+
+
+def step_of(rel: Release) -> accounting.Step:
+    """The ledger step of a release: Gaussian ones carry mu = sensitivity / sigma (exact GDP)."""
+    if rel.mechanism in ("gaussian", "gaussian_split"):
+        # gaussian_split: whitened sensitivity (1/n)/sigma with unit noise, so mu is the same
+        return accounting.Step(rel.eps, rel.delta,
+                               accounting.gaussian_mu(rel.sensitivity, rel.noise_scale))
+    return accounting.Step(rel.eps, rel.delta)
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class DataView:
+    """The records of the current data (NOT private) and what the page needs about them."""
+
+    x: FloatArray
+    bounds: tuple[float, float]
+    unit: str  # "" (none), "years", "g" or the text a student typed for an upload
+    source: tuple[Any, ...]  # ledger key: one per data source
+    key: tuple[Any, ...]  # this data exactly (source + n / column / bounds)
+    synthetic: bool
+    ref: RefGrid  # population CDF (synthetic) or eCDF of the clipped records (otherwise)
+
+    @property
+    def n(self) -> int:
+        return int(self.x.size)
+
+
+class DataUnavailable(Exception):
+    """The current choice has no usable data yet (an upload without a column or bounds)."""
+
+    def __init__(self, key: str, fmt: dict[str, Any] | None = None) -> None:
+        super().__init__(key)
+        self.key, self.fmt = key, fmt or {}
+
+
+@dataclass
+class LedgerEntry:
+    label: str  # method name, or "stream-pp" / "stream-aq"
+    step: accounting.Step
+    group: str | None = None  # a partition of the records (one stream); None = all records
+    parts: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    source: tuple[Any, ...]
+    releases: int  # every release on this source in this session
+    exposed: int  # releases that touched the most exposed record
+    composition: accounting.Composition
+    total: accounting.Guarantee  # at the current delta
+    rule: str  # "none", "gdp", "basic" or "mixed"
+
+
+@dataclass(frozen=True)
+class DegreeInfo:
+    available: bool
+    reason: str  # "" or why there is no degree ("method", "histogram", "no_data")
+    k_max: int
+    auto_k: int
+    in_use: int
+    capped: bool  # the requested degree was above k_max
+
+
+@dataclass(frozen=True)
+class MethodRow:
+    method: str
+    est: CDFEstimate
+    seconds: float
+    metrics: Distances
+
+
+@dataclass(frozen=True)
+class StreamStep:
+    batch: int  # 1-based
+    seen: int  # records seen so far
+    batch_size: int
+    pp: Distances
+    aq: Distances
+    pp_seconds: float
+    aq_seconds: float
+    pp_cost: accounting.Guarantee  # per record, all PP batch releases so far (parallel)
+    aq_cost: accounting.Guarantee  # per record, all AQ re-runs so far (sequential)
+
+
+def compose_entries(entries: list[LedgerEntry]) -> accounting.Composition:
+    """Sequential composition over all records, parallel within each stream's parts."""
+    main = accounting.compose([e.step for e in entries if e.group is None])
+    groups: dict[str, list[LedgerEntry]] = {}
+    for e in entries:
+        if e.group is not None:
+            groups.setdefault(e.group, []).append(e)
+    worst = []
+    for es in groups.values():
+        parts = sorted(set().union(*(e.parts for e in es)))
+        worst.append(accounting.parallel_worst(
+            [accounting.compose([e.step for e in es if p in e.parts]) for p in parts]))
+    return accounting.sequential([main, *worst]) if worst else main
