@@ -11,7 +11,8 @@ Mechanism (replace-one neighbours, public n, public bounds; the only private ste
   point hi (``leaf_index``; clipped records sit at the bounds, so the CDF may jump there),
   or, with a public granularity h, one leaf per lattice value lo + k h (k = 0..K) followed
   by M - K - 1 leaves that are empty for every data set.  Level l = 1..L has b^l nodes,
-  node i of level l covering leaves [i b^(L-l), (i+1) b^(L-l)).  The frequency of every node of levels 1..L (count / n) is released once with independent noise;
+  node i of level l covering leaves [i b^(L-l), (i+1) b^(L-l)).  The frequency of every node
+  of levels 1..L (count / n) is released once with independent noise;
   the root (frequency 1) is public and not released.
   Sensitivity: replacing one record moves it from one leaf to another; at each level it leaves
   at most one node and enters at most one other, each by 1/n.  So the released vector moves by

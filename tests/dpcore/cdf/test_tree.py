@@ -202,12 +202,14 @@ def test_auto_plan_reads_only_public_numbers(monkeypatch: pytest.MonkeyPatch) ->
     rng = np.random.default_rng(8)
     plans = []
     for x in (rng.uniform(size=5000), np.full(5000, 0.25)):
-        est = estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=0)
+        est = estimate(x, bounds=(0, 1), eps=8.0, delta=1e-6, rng=0)
         plans.append(est.info["plan"])
     assert len(seen) == 2 and all(
         isinstance(a, (int, float)) or a is None for args in seen for a in args
     )
-    assert seen[0] == seen[1] == (5000, 1.0, 1e-6, None)
+    assert seen[0] == seen[1] == (5000, 8.0, 1e-6, None)
     assert plans[0] == plans[1] and plans[0].method == "tree"
-    # below n*eps = 1500 the PCHIP histogram, as before
-    assert cdf.auto_plan_v2(1000, 1.0, 1e-6).method == "hq"
+    # below n*eps = 20000 exactly the former rule (histogram below 1500, PP above)
+    assert cdf.auto_plan_v2(1000, 1.0, 1e-6) == cdf.auto_plan(1000, 1.0, 1e-6)
+    assert cdf.auto_plan_v2(10_000, 1.0, 1e-6) == cdf.auto_plan(10_000, 1.0, 1e-6)
+    assert cdf.auto_plan_v2(10_000, 1.0, 1e-6).method == "pp"
