@@ -1,14 +1,16 @@
 """The certification card of /lab: pure HTML from a dpcore Certification (unit-tested).
 
 Fixed class names that outside checks read: dp-verdict, dp-required-delta, dp-log10-delta,
-dp-sensitivity. Its look is assets/dplab-card.css (shared with /cdf), the projector strip
-assets/dplab-card-projector.css, the theme colours :func:`card_theme_css`.
+dp-sensitivity, dp-delta-no-one (the δ ≥ 1/n warning beside the verdict). Its look is
+assets/dplab-card.css (shared with /cdf), the projector strip assets/dplab-card-projector.css,
+the theme colours :func:`card_theme_css`.
 """
 
 from __future__ import annotations
 
 import html
 import logging
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from app.lab.state import LabState
@@ -56,6 +58,40 @@ FIELD_SYMBOLS = {"query": "q", "n": "n", "B": "B", "sigma": "σ", "eps": "ε", "
 def verdict_kind(cert: Any) -> str:
     kind = getattr(cert, "verdict", "pass" if cert.passes else "fail")
     return kind if kind in VERDICTS else "fail"
+
+
+def delta_no_one(cert: Any) -> dict[str, str] | None:
+    """The fields of ``lab.card.delta_no_one`` when the claimed δ ≥ 1/n, else None.
+
+    A claim this large can pass and still protect no one: publishing each record as it is with
+    probability δ is (0, δ)-DP and publishes n·δ records on average. Decided exactly from the
+    claim's decimal text (δ = 0.25 at n = 4 is δ = 1/n); ``inv_n`` = 1/n and ``expected`` = n·δ
+    with 4 significant digits.
+    """
+    n = int(cert.n)
+    if n < 1:
+        return None
+    text = getattr(cert, "claimed_text", "") or repr(float(cert.claimed_delta))
+    try:
+        d = Decimal(text)
+    except (InvalidOperation, ValueError):
+        d = Decimal(float(cert.claimed_delta))
+    if not d.is_finite() or d * n < 1:
+        return None
+    return {"inv_n": fmt_num(1 / n, 4), "expected": fmt_num(float(d * n), 4)}
+
+
+def delta_no_one_html(cert: Any, lang: str, *, short: bool = False) -> str:
+    """The δ ≥ 1/n warning beside the verdict (class ``dp-delta-no-one``), or ""."""
+    fields = delta_no_one(cert)
+    if fields is None:
+        return ""
+    key = "lab.card.delta_no_one_short" if short else "lab.card.delta_no_one"
+    # The short form leaves out the numbers; the full text stays in the title (hover).
+    title = (f' title="{html.escape(t("lab.card.delta_no_one", lang, **fields))}"'
+             if short else "")
+    return (f'<span class="dp-delta-no-one"{title}><span aria-hidden="true">⚠</span> '
+            f"{html.escape(t(key, lang, **fields))}</span>")
 
 
 def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) -> str:
@@ -146,6 +182,7 @@ def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) ->
                  f'{html.escape(t("lab.card.stale", lang, fields=fields))}</p>')
     sens_formula = _sens_formula(cert.query, cert.n, cert.B, lang)
     required = fmt_delta(cert.required_delta)
+    no_one = delta_no_one_html(cert, lang, short=folded)
     return f"""
     <section class="dp-card{' dp-stale' if stale else ''}" aria-labelledby="dp-card-title">
       <h2 id="dp-card-title">{html.escape(t("lab.card.title", lang))}</h2>
@@ -153,7 +190,7 @@ def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) ->
       <div class="dp-card-top">
       <p class="dp-verdict-box {"fail too_close" if kind == "too_close" else kind}" role="status">
         <span class="dp-verdict">{mark} {html.escape(verdict_word)}</span>
-        <span class="dp-reason">{html.escape(reason)}</span></p>
+        <span class="dp-reason">{html.escape(reason)}</span>{no_one}</p>
       <dl class="dp-grid dp-main-numbers">
         <dt>{html.escape(t("lab.card.release", lang))}</dt>
         <dd class="dp-release">{html.escape(t(f"common.query.{cert.query}", lang))}, n = {cert.n},
@@ -206,5 +243,5 @@ def card_theme_css(pal: theme.Palette) -> str:
 .pass .dp-verdict {{ color: {pal.passed}; }}
 .fail .dp-verdict {{ color: {pal.failed}; }}
 .dp-error {{ color: {pal.failed}; }}
-.dp-warn, .dp-notice, .dp-stale-note, .dp-badge {{ border-color: {pal.claim}; }}
+.dp-warn, .dp-notice, .dp-stale-note, .dp-badge, .dp-delta-no-one {{ border-color: {pal.claim}; }}
 """
