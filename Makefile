@@ -17,9 +17,11 @@ serve: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/ensure-haproxy.sh
 	$(BIN)/python -m pytest

@@ -11,7 +11,7 @@ import math
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from app.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
 from dpcore import certify as certify_mod
@@ -168,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--worker-name", default=None, help="name in the log lines")
     s.set_defaults(func=_serve)
 
-    lang = dict(choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="output language (ko, en)")
+    lang: dict[str, Any] = dict(choices=LANGUAGES, default=DEFAULT_LANGUAGE,
+                                help="output language (ko, en)")
     c = sub.add_parser("certify", help="certify one Gaussian release")
     c.add_argument("--query", required=True, help="sum, mean, count or const")
     c.add_argument("--n", required=True, help="public number of records (>= 1)")

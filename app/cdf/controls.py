@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import panel as pn
 
@@ -19,6 +19,11 @@ from app.cdf.widgets import UploadBox
 from app.shell.numbers import fmt_input
 from app.shell.widgets import ImmediateIntSlider, ImmediateSlider, ImmediateText
 
+if TYPE_CHECKING:
+    from app.cdf.records import Message
+    from app.cdf.state import CDFState
+    from app.shell.widgets import TextPane
+
 log = logging.getLogger(__name__)
 
 CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "upload_lo",
@@ -28,6 +33,18 @@ CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "u
 class CDFControls:
     """Controls of :class:`app.cdf.page.CDFPage` (a mixin: it reads the page's state and
     language)."""
+
+    if TYPE_CHECKING:  # what the page (or state) class provides
+        state: CDFState
+        lang: str
+        _errors: dict[str, Message]
+        error: TextPane
+        degree_side: TextPane
+
+        def tr(self, key: str, **fmt: Any) -> str: ...
+        def refresh(self, names: set[str] | None) -> None: ...
+        def _refresh_upload(self) -> None: ...
+
 
     def _build_widgets(self) -> None:
         s = self.state
@@ -239,14 +256,15 @@ class CDFControls:
             self.w_new_data.disabled = not s.is_synthetic
             up = s.upload
             show_up = up is not None
-            for w in (self.w_column, self.w_lo, self.w_hi, self.w_unit, self.w_range,
-                      self.w_forget):
-                w.visible = show_up
+            shown: tuple[pn.viewable.Viewable, ...] = (
+                self.w_column, self.w_lo, self.w_hi, self.w_unit, self.w_range, self.w_forget)
+            for shown_w in shown:
+                shown_w.visible = show_up
             if up is not None:
                 labels = {}
-                for c in up.columns:
-                    mark = "" if c.usable else " ⚠"
-                    labels[f"{c.name}{mark}"] = c.name
+                for col in up.columns:
+                    mark = "" if col.usable else " ⚠"
+                    labels[f"{col.name}{mark}"] = col.name
                 self.w_column.options = labels
                 if s.upload_column in up.names:
                     self.w_column.value = s.upload_column
@@ -298,9 +316,6 @@ class CDFControls:
             self.w_eps, self.err["eps"], self.w_eps_slider,
             self.w_delta, self.err["delta"],
             self.w_seed, self.err["noise_seed"], self.secret_note, self.w_new_noise,
-            h("cdf.side.degree"),
-            self.degree_side,
-            self.w_auto, self.w_degree,
             h("cdf.side.teacher"),
             self.w_teacher, self.teacher_note,
         ]

@@ -6,7 +6,7 @@ Built once per session and updated in place. Each method has its own colour *and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import panel as pn
@@ -19,6 +19,9 @@ from app.cdf.inputs import METHODS, PLOT_POINTS
 from app.cdf.panes import text_pane
 from app.cdf.views import metrics_html, table_html
 from app.shell import theme
+
+if TYPE_CHECKING:
+    from app.cdf.state import CDFState
 
 # Okabe-Ito colours, each with its own dash pattern (colour is never the only signal).
 STYLE = {
@@ -37,16 +40,31 @@ class CDFFigures:
     """Figures of :class:`app.cdf.page.CDFPage` (a mixin: it reads the page's state and
     language)."""
 
+    if TYPE_CHECKING:  # what the page (or state) class provides
+        state: CDFState
+        lang: str
+        large: bool
+        w_all: pn.widgets.Button
+        w_pp_view: pn.widgets.Button
+
+        def tr(self, key: str, **fmt: Any) -> str: ...
+
+
     def _build_figures(self) -> None:
 
-        height = 520 if self.large else 420
+        # Each figure's drawing area stays >= 250 px tall at 1366x768 (legends inside the CDF
+        # plot, two columns under the error plot); the CDF plot and the degree column sit side
+        # by side on the first screen (app/cdf/page.py main()).
+        height = 500 if self.large else 380
         fs = "17pt" if self.large else "12pt"
         tools = "pan,wheel_zoom,box_zoom,reset,save"
         # --- the CDFs
         self.src = ColumnDataSource({"x": [], "ref": [], "priv": [],
                                      **{m: [] for m in METHODS}}, name="dp-cdf-src")
-        f = figure(height=height, sizing_mode="stretch_width", y_range=(-0.02, 1.02),
-                   tools=tools, title=self.tr("cdf.plot.title"),
+        # explicit ranges: an auto range over still-empty sources makes BokehJS log "could not
+        # set initial ranges" at every render (set from the data bounds in _refresh_curves)
+        f = figure(height=height, sizing_mode="stretch_width", y_range=Range1d(-0.02, 1.02),
+                   x_range=Range1d(0.0, 1.0), tools=tools, title=self.tr("cdf.plot.title"),
                    x_axis_label=self.tr("cdf.plot.x"), y_axis_label=self.tr("cdf.plot.y"))
         r_ref = f.line("x", "ref", source=self.src, line_width=3, line_dash="dashed", color=C_REF)
         self.r_priv = f.line("x", "priv", source=self.src, line_width=3, color="#0072b2")
@@ -57,17 +75,17 @@ class CDFFigures:
                                     line_dash=dash)
         self.legend = Legend(items=[LegendItem(label=value(self.tr("cdf.legend.reference")),
                                                renderers=[r_ref])],
-                             orientation="horizontal", location="center")
-        self.legend.ncols = 1  # one column: fits a 390 px phone (labels are long)
-        f.add_layout(self.legend, "below")
+                             location="top_left", background_fill_alpha=0.9)
+        # inside, in the empty upper left of a CDF: the drawing area keeps its height
+        f.add_layout(self.legend)
         f.css_classes = ["dp-cdf-plot"]
         self.fig = theme.large_type(f, self.large)
         # --- error against degree
         self.src_deg = ColumnDataSource({"k": [], "trunc": [], "noise": [], "expected": [],
                                          "realised": []})
         self.src_deg_marks = ColumnDataSource({"k": [], "y": [], "what": []})
-        d = figure(height=height - 60, sizing_mode="stretch_width", y_axis_type="log",
-                   y_range=Range1d(1e-6, 1.0),
+        d = figure(height=height + 60, sizing_mode="stretch_width", y_axis_type="log",
+                   y_range=Range1d(1e-6, 1.0), x_range=Range1d(0, 64),
                    tools=tools, title=self.tr("cdf.dplot.title"),
                    x_axis_label=self.tr("cdf.dplot.x"), y_axis_label=self.tr("cdf.dplot.y"))
         it = []
@@ -95,14 +113,14 @@ class CDFFigures:
         d.add_layout(self.deg_label)
         leg = Legend(items=[LegendItem(label=value(lab), renderers=r) for lab, r in it],
                      orientation="horizontal", location="center")
-        leg.ncols = 1
+        leg.ncols = 1 if self.large else 2
         d.add_layout(leg, "below")
         d.css_classes = ["dp-cdf-degree-plot"]
         self.fig_deg = theme.large_type(d, self.large)
         # --- stream
         self.src_stream = ColumnDataSource({"x": [], "pp": [], "aq": [], "ref": []})
-        st = figure(height=height - 60, sizing_mode="stretch_width", y_range=(-0.02, 1.02),
-                    tools=tools, title=self.tr("cdf.stream.plot"),
+        st = figure(height=height, sizing_mode="stretch_width", y_range=Range1d(-0.02, 1.02),
+                    x_range=Range1d(0.0, 1.0), tools=tools, title=self.tr("cdf.stream.plot"),
                     x_axis_label=self.tr("cdf.plot.x"), y_axis_label=self.tr("cdf.plot.y"))
         s_ref = st.line("x", "ref", source=self.src_stream, line_width=3, line_dash="dashed",
                         color=C_REF)
@@ -119,12 +137,16 @@ class CDFFigures:
         self.fig_stream = theme.large_type(st, self.large)
 
         self.plot = pn.pane.Bokeh(self.fig, sizing_mode="stretch_width")
+        # "all methods": one small plot per method next to the reference (built on first use)
+        self.multiples = pn.FlexBox(sizing_mode="stretch_width", visible=False,
+                                    css_classes=["dp-cdf-multiples"])
+        self._multi_built = False
         self.plot_deg = pn.pane.Bokeh(self.fig_deg, sizing_mode="stretch_width")
         self.plot_stream = pn.pane.Bokeh(self.fig_stream, sizing_mode="stretch_width",
                                          visible=False)
-        self.notice = text_pane("", css_classes=["dp-cdf-notices"])
-        self.error = text_pane("", css_classes=["dp-cdf-error"])
-        self.auto_box = text_pane("", css_classes=["dp-cdf-auto-box"])
+        self.notice = text_pane("", margin=(0, 10), css_classes=["dp-cdf-notices"])
+        self.error = text_pane("", margin=(0, 10), css_classes=["dp-cdf-error"])
+        self.auto_box = text_pane("", margin=(0, 10), css_classes=["dp-cdf-auto-box"])
         self.metrics = text_pane("", css_classes=["dp-cdf-metrics-pane"])
         self.privacy = text_pane("", css_classes=["dp-cdf-privacy-pane"])
         self.sources = text_pane("", css_classes=["dp-cdf-sources-pane"])
@@ -135,6 +157,36 @@ class CDFFigures:
         self.degree_table = text_pane("", css_classes=["dp-cdf-degree-table-pane"])
         self.stream_text = text_pane("", css_classes=["dp-cdf-stream-pane"])
         self.stream_err = text_pane("", css_classes=["dp-cdf-stream-err"])
+
+    def _build_multiples(self) -> None:
+        """One plot per method (its curve and the reference), each >= 250 px tall: six curves
+        on one plot nearly coincide, and here each is told apart by its title too."""
+        self._multi_built = True
+        self._multi_figs = []
+        panes = []
+        tools = "pan,wheel_zoom,box_zoom,reset,save"
+        for m in METHODS:
+            col, dash = STYLE[m]
+            f = figure(height=360 if self.large else 300, sizing_mode="stretch_width",
+                       min_width=280, y_range=Range1d(-0.02, 1.02),
+                       x_range=Range1d(self.fig.x_range.start, self.fig.x_range.end),
+                       tools=tools, title=views.method_short(m, self.lang),
+                       x_axis_label=self.fig.xaxis.axis_label,
+                       y_axis_label=self.tr("cdf.plot.y"))
+            r_ref = f.line("x", "ref", source=self.src, line_width=3, line_dash="dashed",
+                           color=C_REF)
+            r = f.line("x", m, source=self.src, line_width=3, color=col, line_dash=dash)
+            leg = Legend(items=[LegendItem(label=value(views.method_short(m, self.lang)),
+                                           renderers=[r]),
+                                LegendItem(label=value(self.tr("cdf.legend.reference")),
+                                           renderers=[r_ref])],
+                         location="top_left", background_fill_alpha=0.9)
+            f.add_layout(leg)
+            f.css_classes = ["dp-cdf-multiple", f"dp-cdf-multiple-{m}"]
+            self._multi_figs.append(theme.large_type(f, self.large))
+            panes.append(pn.pane.Bokeh(f, sizing_mode="stretch_width", min_width=280,
+                                       styles={"flex": "1 1 380px"}))
+        self.multiples.objects = panes
 
     def _refresh_curves(self, info: Any) -> None:
         s = self.state
@@ -154,6 +206,10 @@ class CDFFigures:
         else:
             data["priv"] = s.current()(pts)
         self.src.data = data
+        self.fig.x_range.start, self.fig.x_range.end = float(lo), float(hi)
+        if rows and not self._multi_built:
+            self._build_multiples()
+        self.multiples.visible = bool(rows)
         for m, r in self.r_meth.items():
             r.visible = bool(rows) and m in shown
         self.r_priv.visible = not rows
@@ -170,6 +226,9 @@ class CDFFigures:
         unit = s.unit()
         self.fig.xaxis.axis_label = self.tr("cdf.plot.x") + (
             f" ({views.unit_text(unit, self.lang)})" if unit else "")
+        for small in self._multi_figs if self._multi_built else ():
+            small.x_range.start, small.x_range.end = float(lo), float(hi)
+            small.xaxis.axis_label = self.fig.xaxis.axis_label
         self.table.object = table_html(s, self.lang, rows)
         self.metrics.object = metrics_html(s, self.lang) if not rows else ""
         self.compare.object = views.compare_html(s, rows, self.lang) if rows else ""
@@ -189,7 +248,8 @@ class CDFFigures:
             self.degree_table.object = ""
             self._deg_errs = None
             return
-        if errs is not getattr(self, "_deg_errs", None):  # a new release: new curves
+        shown: object = getattr(self, "_deg_errs", None)
+        if errs is not shown:  # a new release: new curves
             self._deg_errs = errs
             # log axis: an estimated truncation error <= 0 is not drawn (the table shows 0)
             trunc = np.where(errs.trunc_est > 0, errs.trunc_est, np.nan)
@@ -202,6 +262,8 @@ class CDFFigures:
             lo = min(float(errs.noise[0]), float(finite.min()) if finite.size else np.inf) / 4
             hi = max(float(errs.expected[0]), float(finite.max()) if finite.size else 0.0) * 3
             self.fig_deg.y_range.start, self.fig_deg.y_range.end = max(lo, 1e-300), hi
+            self.fig_deg.x_range.start = -0.5
+            self.fig_deg.x_range.end = float(errs.k[-1]) + 0.5 if len(errs.k) else 1.0
         # a degree move only moves the marker (one repaint of this plot)
         self.deg_span.location = info.in_use
         self.deg_label.x = info.in_use
@@ -223,6 +285,7 @@ class CDFFigures:
         pts = np.linspace(lo, hi, PLOT_POINTS)
         ref = np.asarray(s.stream_reference()(pts), dtype=float)
         self.src_stream.data = {"x": pts, "pp": est[0](pts), "aq": est[1](pts), "ref": ref}
+        self.fig_stream.x_range.start, self.fig_stream.x_range.end = float(lo), float(hi)
         unit = s.unit()
         self.fig_stream.xaxis.axis_label = self.tr("cdf.plot.x") + (
             f" ({views.unit_text(unit, self.lang)})" if unit else "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import param
@@ -18,6 +19,9 @@ from app.cdf.records import (
 from app.shell.numbers import fmt_input
 from dpcore.cdf.datasets import REAL, SYNTHETIC
 from dpcore.errors import DPError
+
+if TYPE_CHECKING:
+    from app.cdf import upload as cdf_upload
 
 METHODS = ("auto", "pp", "mp", "hq", "aq")
 
@@ -93,6 +97,24 @@ def _parse_int(raw: object) -> int | None:
 
 class CDFInputs:
     """Input checking and the address of :class:`app.cdf.state.CDFState` (a mixin)."""
+
+    if TYPE_CHECKING:  # what the page (or state) class provides
+        param: Any
+        n: int
+        data_seed: int
+        eps: float
+        delta: float
+        noise_seed: int
+        degree: int
+        teacher: bool
+        stream_parts: int
+        stream_steps: int
+        _upload: cdf_upload.UploadTable | None
+
+        def data_n(self) -> int: ...
+        @property
+        def is_synthetic(self) -> bool: ...
+
 
     def set_input(self, name: str, raw: object) -> Message | None:
         """Set one input from text or a number; (key, fmt) of the problem, state unchanged."""

@@ -250,12 +250,23 @@ class CDFPage(CDFControls, CDFFigures):
             pn.Column(self.privacy, sizing_mode="stretch_width", min_width=280,
                       styles={"flex": "1.2 1 420px"}),
             sizing_mode="stretch_width", gap="16px")
+        # The first screen (1366x768 and the projector): the private curve, and next to it the
+        # degree slider above the error-vs-degree plot; on a phone the slider comes right
+        # under the curve (the flex box wraps).
+        degree_box = pn.Column(
+            self.w_auto, self.w_degree, self.plot_deg, self.degree_side,
+            sizing_mode="stretch_width", min_width=300, margin=0,
+            styles={"flex": "1 1 420px"}, css_classes=["dp-cdf-degree-box"])
+        first = pn.FlexBox(
+            pn.Column(self.plot, sizing_mode="stretch_width", min_width=300, margin=0,
+                      styles={"flex": "1.15 1 420px"}),
+            degree_box, sizing_mode="stretch_width", gap="12px", css_classes=["dp-cdf-first"])
         return [
             self.address.pane, self.notice, intro, self.error,
             self.auto_box, self.w_pp_view,
-            self.plot, self.table, self.w_all,
+            first, self.multiples, self.table, self.w_all,
             self.compare, cards, self.sources,
-            h2("cdf.dplot.heading"), deg_intro, self.degree_status, self.plot_deg,
+            h2("cdf.dplot.heading"), deg_intro, self.degree_status,
             self.degree_table,
             h2("cdf.stream.heading"), stream_intro,
             pn.FlexBox(self.w_stream_mode, self.w_parts, sizing_mode="stretch_width"),

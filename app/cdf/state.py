@@ -102,7 +102,8 @@ def _synthetic(family: str, n: int, seed: int) -> FloatArray:
 class CDFState(CDFInputs, CDFStream, param.Parameterized):
     """Everything the /cdf page shows is a function of these parameters and the session ledger."""
 
-    dataset = param.Selector(default="bimodal", objects=list(DATA_CHOICES),
+    dataset: str = param.Selector(  # type: ignore[assignment]
+       default="bimodal", objects=list(DATA_CHOICES),
                              doc="Data source: a synthetic family, a real data set or the upload.")
     n = param.Integer(default=10_000, bounds=N_RANGE,
                       doc="Number of synthetic records (public); real data use all records.")
@@ -114,7 +115,8 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
     delta = param.Number(default=1e-6, bounds=DELTA_RANGE,
                          doc="Privacy parameter delta of one release; the ledger total is "
                              "read at this delta.")
-    method = param.Selector(default="pp", objects=list(METHOD_CHOICES),
+    method: str = param.Selector(  # type: ignore[assignment]
+       default="pp", objects=list(METHOD_CHOICES),
                             doc="Estimator, or 'all' for every estimator side by side.")
     noise_seed = param.Integer(default=1, bounds=(0, SEED_MAX),
                                doc="Seed of the privacy noise (teaching only; a new seed is a new "
@@ -131,7 +133,8 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
     upload_hi = param.Number(default=None, allow_None=True, bounds=(-1e15, 1e15),
                              doc="Public upper bound for the uploaded column (student's choice).")
     upload_unit = param.String(default="", doc="Unit of the uploaded column (free text).")
-    stream_mode = param.Selector(default="batches", objects=list(STREAM_MODES),
+    stream_mode: str = param.Selector(  # type: ignore[assignment]
+       default="batches", objects=list(STREAM_MODES),
                                  doc="Streaming: batches over time, or sites holding parts.")
     stream_parts = param.Integer(default=5, bounds=PARTS_RANGE,
                                  doc="Number of equal batches (or sites) the records come in.")
@@ -202,7 +205,7 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
     def _make_data(self, key: tuple[Any, ...]) -> DataView:
         if key[0] == "syn":
             x = _synthetic(self.dataset, self.n, self.data_seed)
-            source = ("syn", self.dataset, self.data_seed)
+            source: tuple[Any, ...] = ("syn", self.dataset, self.data_seed)
             self._source_labels[source] = ("cdf.source.synthetic",
                                            {"family": self.dataset, "seed": self.data_seed})
             return DataView(x, (0.0, 1.0), "", source, key, True,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from dpcore.cdf.metrics import ecdf as ecdf_sorted
 from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.streaming import PPCombiner
 
+if TYPE_CHECKING:
+    from app.cdf.records import LedgerEntry
+
 # Public order in which the records of a real or uploaded data set arrive in a stream (the
 # files may be sorted); synthetic records are i.i.d., so their own order is used.
 STREAM_ORDER_SEED = (2024, 7)
@@ -51,6 +54,19 @@ class Stream:
 
 class CDFStream:
     """Stream and site releases of :class:`app.cdf.state.CDFState` (a mixin)."""
+
+    if TYPE_CHECKING:  # what the page (or state) class provides
+        eps: float
+        delta: float
+        noise_seed: int
+        stream_parts: int
+        stream_steps: int
+        _ledgers: dict[tuple[Any, ...], dict[tuple[Any, ...], LedgerEntry]]
+
+        _stream: Stream | None
+
+        def data(self) -> DataView: ...
+
 
     def stream_key(self, data: DataView) -> tuple[Any, ...]:
         return (data.key, float(self.eps), float(self.delta), self.noise_seed, self.stream_parts)

@@ -310,7 +310,7 @@ def degree_side_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
     if info.capped:
         capped = (f'<p class="dp-warn">'
                   f"{e(t('cdf.degree.capped', lang, asked=state.degree, kmax=info.k_max))}</p>")
-    return ('<div style="min-height: 9em">'
+    return ('<div class="dp-cdf-degree-side-box">'
             f'<p class="dp-cdf-degree-status"><strong>{e(t("cdf.privacy.degree", lang))}: '
             f'<span class="dp-cdf-degree">{info.in_use}</span></strong> '
             f'<span class="dp-muted">({e(t("cdf.privacy.degree_free", lang))})</span></p>'

@@ -55,7 +55,7 @@ class UploadBox(JSComponent):
                  on_error: Callable[[str, dict[str, Any]], None], **params: Any) -> None:
         super().__init__(**params)
         self._on_file = on_file
-        self._on_error = on_error
+        self._report_error = on_error
         self._pending: dict[str, Any] | None = None
 
     def _handle_msg(self, data: Any) -> None:
@@ -64,7 +64,7 @@ class UploadBox(JSComponent):
         except Exception:  # a malformed message must never end the session
             log.warning("cdf upload: message rejected", exc_info=True)
             self._pending = None
-            self._on_error("cdf.up.err.transfer", {})
+            self._report_error("cdf.up.err.transfer", {})
 
     def _handle(self, data: Any) -> None:
         if not isinstance(data, dict):
@@ -73,7 +73,7 @@ class UploadBox(JSComponent):
         if kind == "too_big":
             self._pending = None
             size = int(data.get("size", 0))
-            self._on_error("cdf.up.err.size", {"size": f"{size / 2**20:.1f}",
+            self._report_error("cdf.up.err.size", {"size": f"{size / 2**20:.1f}",
                                                "limit": f"{self.max_bytes / 2**20:.1f}"})
             return
         if kind == "start":
@@ -81,7 +81,7 @@ class UploadBox(JSComponent):
             chunks = int(data.get("chunks", 0))
             if size > self.max_bytes or chunks > self.max_bytes // CHUNK + 2 or chunks < 1:
                 self._pending = None
-                self._on_error("cdf.up.err.size", {"size": f"{size / 2**20:.1f}",
+                self._report_error("cdf.up.err.size", {"size": f"{size / 2**20:.1f}",
                                                    "limit": f"{self.max_bytes / 2**20:.1f}"})
                 return
             self._pending = {"id": data.get("id"), "name": str(data.get("name", ""))[:200],

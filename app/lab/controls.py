@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import logging
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import panel as pn
 
@@ -19,6 +19,9 @@ from app.shell import widgets
 from app.shell.numbers import fmt_input
 from app.shell.widgets import ImmediateSlider, ImmediateText
 from dpcore import queries
+
+if TYPE_CHECKING:
+    from app.lab.state import LabState
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +33,13 @@ DELTA_LOG_RANGE = (-30.0, 0.0)
 class LabControls:
     """Controls of :class:`app.lab.page.LabPage` (a mixin: it reads the page's state and
     language)."""
+
+    if TYPE_CHECKING:  # what the page (or state) class provides
+        state: LabState
+        lang: str
+
+        def _tr(self, key: str, **fmt: Any) -> str: ...
+
 
     def _text(self, control: str, value: str, label: str) -> tuple[ImmediateText, pn.pane.HTML]:
         w = ImmediateText(value=value, label=label, sizing_mode="stretch_width",
@@ -49,7 +59,10 @@ class LabControls:
         for p in PRESETS:
             b = pn.widgets.Button(label=self._tr(f"lab.preset.{p.key}"), color="light",
                                   sizing_mode="stretch_width", css_classes=[f"dp-preset-{p.key}"])
-            b.on_click(lambda e, k=p.key: self._safe(self.state.load_preset, k))
+            def load(_event: object, k: str = p.key) -> None:
+                self._safe(self.state.load_preset, k)
+
+            b.on_click(load)
             self.preset_buttons.append(b)
         self.query = pn.widgets.Select(
             label=self._tr("lab.ctl.query"),

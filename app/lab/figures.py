@@ -8,7 +8,7 @@ is built when a student first scrolls to it.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import panel as pn
@@ -29,6 +29,12 @@ from app.shell.legend import LEGEND_CSS, legend_html, take_legend
 from app.shell.numbers import fmt_num, fmt_prob
 from app.shell.widgets import RevealBox
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from app.lab.state import LabState
+    from app.shell.theme import Palette
+
 # Line and text colours per theme: app.shell.template.PALETTES (contrast-tested for both themes).
 PLOT_HEIGHT = 400
 # Projector (size=large): the card strip and both plots fit 1920x1080 together.
@@ -38,6 +44,18 @@ PLOT_HEIGHT_LARGE = 490
 class LabFigures:
     """Figures of :class:`app.lab.page.LabPage` (a mixin: it reads the page's state, language
     and palette)."""
+
+    if TYPE_CHECKING:  # what the page (or state) class provides
+        state: LabState
+        pal: Palette
+        _large: bool
+        _dark: bool
+
+        def _tr(self, key: str, **fmt: Any) -> str: ...
+        def _safe(self, fn: Callable[..., object], *args: object) -> None: ...
+        def _show_errors(self) -> None: ...
+        def _theme_css(self) -> list[str]: ...
+
 
     def _build_figures(self) -> None:
         tools = "pan,wheel_zoom,box_zoom,reset,save"

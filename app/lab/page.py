@@ -109,8 +109,11 @@ log = logging.getLogger(__name__)
 class LabPage(LabControls, LabFigures, param.Parameterized):
     """Widgets + figures bound to one LabState (one instance per browser session)."""
 
-    state = param.ClassSelector(class_=LabState, doc="The lab state shown by this page.")
-    lang = param.Selector(default="ko", objects=["ko", "en"], doc="Page language.")
+    # Always set (__init__ makes a LabState when none is given), so typed without None.
+    state: LabState = param.ClassSelector(  # type: ignore[assignment]
+        class_=LabState, doc="The lab state shown by this page.")
+    lang: str = param.Selector(  # type: ignore[assignment]
+       default="ko", objects=["ko", "en"], doc="Page language.")
 
     def __init__(self, state: LabState | None = None, lang: str = "ko", large: bool = False,
                  dark: bool = False, **params: Any) -> None:
@@ -243,7 +246,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             self._draw_density(dv, sens, unit)
             self.dens_text.object = self._fold(
                 "lab.fold.dens_text", density_text(dv, sens, s.sigma, s.eps, unit, self.lang))
-        if heavy or bool(names & {"sim_n", "sim_seed"}):
+        if heavy or (names is not None and bool(names & {"sim_n", "sim_seed"})):
             lo, hi = -4.0 * s.sigma, sens + 4.0 * s.sigma
             sv = simulation(sens, s.sigma, s.eps, s.sim_n, s.sim_seed, lo, hi)
             self._draw_sim(sv)
@@ -356,11 +359,11 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
                 pn.Column(self.curve_text, sizing_mode="stretch_width", min_width=300,
                           styles={"flex": "1 1 600px"}),
                 sizing_mode="stretch_width", gap="16px")
-            sim = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
-                          collapsed=True, sizing_mode="stretch_width",
-                          css_classes=["dp-sim-card"])
-            return [self.address.pane, self.notice, self.card, plots, texts, self.exports(), sim,
-                    intro]
+            sim_card = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
+                               collapsed=True, sizing_mode="stretch_width",
+                               css_classes=["dp-sim-card"])
+            return [self.address.pane, self.notice, self.card, plots, texts, self.exports(),
+                    sim_card, intro]
         top = pn.FlexBox(
             pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
                       styles={"flex": "1 1 400px"}),

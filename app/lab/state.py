@@ -90,7 +90,8 @@ def _cycle_to(values: list[float], n: int, B: float) -> list[float]:
 class LabState(param.Parameterized):
     """Everything the lab shows is a function of these parameters."""
 
-    query = param.Selector(
+    query: str = param.Selector(  # type: ignore[assignment]
+
         default="sum", objects=list(queries.QUERIES),
         doc="Released query: sum, mean, fixed-condition count (x >= B/2) or constant.")
     n = param.Integer(
@@ -123,7 +124,8 @@ class LabState(param.Parameterized):
                           doc="Left end of the epsilon range of the epsilon-delta curve.")
     eps_hi = param.Number(default=10.0, bounds=(0.0, EPS_MAX),
                           doc="Right end of the epsilon range of the epsilon-delta curve.")
-    scale = param.Selector(default="log10", objects=list(SCALES),
+    scale: str = param.Selector(  # type: ignore[assignment]
+       default="log10", objects=list(SCALES),
                            doc="Vertical scale of the epsilon-delta curve: log10 delta or delta.")
     overlays = param.ListSelector(default=["laplace", "classic"], objects=list(OVERLAYS),
                                   doc="Comparison curves: Laplace at equal MSE, classic bound.")

@@ -167,7 +167,10 @@ class TourPanel:
         b = pn.widgets.Button(label=text, button_type="default",
                               css_classes=["dp-tour-option", f"dp-tour-option-{i}"],
                               margin=(2, 6, 2, 0))
-        b.on_click(lambda e, k=i: self.tour.predict(k))
+        def choose(_event: object, k: int = i) -> None:
+            self.tour.predict(k)
+
+        b.on_click(choose)
         return b
 
     def refresh(self) -> None:

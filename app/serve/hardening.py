@@ -204,7 +204,7 @@ def session_count(application: Any) -> int:
 def capped_doc_handler(base: type, max_sessions: int) -> type:
     """Panel's page handler, but a page request beyond ``max_sessions`` gets the friendly 503."""
 
-    class CappedDocHandler(base):  # type: ignore[misc, valid-type]
+    class CappedDocHandler(base):
         async def get(self, *args: Any, **kwargs: Any) -> None:
             if session_count(self.application) >= max_sessions:
                 seconds = random.randint(10, 20)  # spread the retries of a full lecture hall
@@ -240,7 +240,8 @@ class HealthHandler(tornado.web.RequestHandler):
     def get(self) -> None:
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
-        kept = sum(len(c.sessions) for c in self.application._applications.values())
+        bokeh_app: Any = self.application  # Bokeh's BokehTornado: one context per page
+        kept = sum(len(c.sessions) for c in bokeh_app._applications.values())
         self.finish(json.dumps({"status": "ok", "worker": self.worker,
                                 "sessions": session_count(self.application),
                                 "sessions_kept": kept, "max_sessions": self.max_sessions}))

@@ -82,7 +82,7 @@ def cache_bokeh_defaults() -> None:
     if getattr(Property.themed_default, "_dplab", False):
         return
     overridden: dict[type, dict[str, Any]] = {}
-    overridden_defaults = HasProps._overridden_defaults.__func__  # type: ignore[attr-defined]
+    overridden_defaults = HasProps._overridden_defaults.__func__
 
     def cached_overridden(cls: type) -> dict[str, Any]:
         d = overridden.get(cls)
@@ -90,7 +90,7 @@ def cache_bokeh_defaults() -> None:
             d = overridden[cls] = overridden_defaults(cls)
         return d
 
-    HasProps._overridden_defaults = classmethod(cached_overridden)  # type: ignore[assignment]
+    HasProps._overridden_defaults = classmethod(cached_overridden)
     plain = (type(None), bool, int, float, str)
     themed_default = Property.themed_default
     cache: dict[tuple[Any, ...], Any] = {}
@@ -113,7 +113,7 @@ def cache_bokeh_defaults() -> None:
         return value
 
     cached_themed_default._dplab = True  # type: ignore[attr-defined]
-    Property.themed_default = cached_themed_default  # type: ignore[method-assign]
+    Property.themed_default = cached_themed_default
 
     # Whether a default is "unstable" (made by a callable) depends on the class alone.
     unstable: dict[tuple[int, type], bool] = {}
@@ -126,7 +126,7 @@ def cache_bokeh_defaults() -> None:
             hit = unstable[key] = bool(has_unstable_default(self, obj))
         return hit
 
-    PropertyDescriptor.has_unstable_default = cached_has_unstable_default  # type: ignore
+    PropertyDescriptor.has_unstable_default = cached_has_unstable_default
 
 
 def tune_process() -> dict[str, Any]:
@@ -191,7 +191,7 @@ def tune_process() -> dict[str, Any]:
         self.set_nodelay(True)
         return ws_open(self, *args, **kwargs)
 
-    WSHandler.open = open_nodelay  # type: ignore[method-assign]
+    WSHandler.open = open_nodelay
 
     # Panel counts every widget event in one process-wide list for its busy spinner; our
     # templates have none (app.shell.template), yet that bookkeeping was ~15 % of the CPU per slider
@@ -282,8 +282,8 @@ def tune_process() -> dict[str, Any]:
         activity[0] = time.monotonic()
         return await ws_message(self, fragment)
 
-    WSHandler.on_message = on_message_seen  # type: ignore[method-assign]
-    build_session = DocHandler.get_session
+    WSHandler.on_message = on_message_seen
+    build_session: Any = DocHandler.get_session
     turn = asyncio.Lock()
 
     async def get_session_in_turn(self: Any) -> Any:

@@ -282,7 +282,7 @@ def streaming_doc_handler(base: type) -> type:
     key; until there is one (a server that just started: a whole class may arrive before the
     first page is built), a minimal one, and the real one follows with the page."""
 
-    class FirstPaintDocHandler(base):  # type: ignore[misc, valid-type]
+    class FirstPaintDocHandler(base):
         _dp_stream: tuple[tuple[str, ...], str] | None = None
 
         async def get(self, *args: Any, **kwargs: Any) -> None:
@@ -325,7 +325,7 @@ def streaming_doc_handler(base: type) -> type:
             remember_head(key, chunk)
             super().write(rest_chunk(chunk, sent))
 
-    FirstPaintDocHandler._dplab_stream = True  # type: ignore[attr-defined]
+    FirstPaintDocHandler._dplab_stream = True
     return FirstPaintDocHandler
 
 

@@ -48,7 +48,9 @@ def session_flag(name: str) -> str | None:
 def request_language() -> str:
     """Language of the current Panel session: ``?lang``, else Accept-Language, else Korean."""
     headers = pn.state.headers or {}
-    return pick_language(session_args().get("lang", ""), headers.get("Accept-Language"))
+    accept = headers.get("Accept-Language")
+    return pick_language(session_args().get("lang", ""),
+                         accept if isinstance(accept, str) else None)
 
 
 def option(name: str) -> str | None:

@@ -188,7 +188,8 @@ class _Template(pn.template.FastListTemplate):
 
     first_paint = param.String(default="", doc="Trusted HTML shown before the page's "
                                "JavaScript has run (app.shell.first_paint.fragment); '' for none.")
-    page_lang = param.Selector(default="", objects=["", *LANGUAGES],
+    page_lang: str = param.Selector(  # type: ignore[assignment]
+       default="", objects=["", *LANGUAGES],
                                doc="The page language, written into <html lang>.")
 
     @staticmethod
