@@ -183,6 +183,110 @@ def _section1(v: dict[str, str], x: np.ndarray, ref: CDF, sigma: float, sigma_un
     v["multi_eps"] = sig(accounting.gdp_epsilon(DELTA, mu_j), 4)
 
 
+# ---- issue 18, section 2: the paper (Tao & Sarwate, arXiv:2501.06620) next to dplab ----------
+PAPER_SEEDS = 10
+PAPER_EPS = (0.1, 8.0)  # "small" and "large" eps of the comparison
+PAPER_SHAPES = ("bimodal", "beta")
+PAPER_METHODS = ("pp", "mp", "hq", "aq")
+PAPER_AQ_MORE = 127  # quantiles of the second AQ run at large eps
+# Korean and English names of the synthetic shapes, as the lesson prints them
+_SHAPE_NAMES = {"bimodal": ("bimodal", "bimodal"), "beta": ("beta", "beta")}
+
+
+def _paper(v: dict[str, str]) -> None:
+    """The paper's reported findings next to dplab's: mean KS and W1 over PAPER_SEEDS seeds
+    (fresh sample and noise per seed, n = N, population reference), every method at its
+    default options; the dictionary study (MP with Legendre atoms only vs Legendre + B-splines);
+    the sensitivity of density (PDF) coefficients vs CDF coefficients; the split Gaussian."""
+    mean: dict[tuple[str, float, str], tuple[float, float]] = {}
+    aq_more: dict[str, tuple[float, float]] = {}
+    for shape in PAPER_SHAPES:
+        ref = population_cdf(shape)
+        for eps in PAPER_EPS:
+            acc: dict[str, list[Distances]] = {m: [] for m in PAPER_METHODS}
+            more: list[Distances] = []
+            for seed in range(PAPER_SEEDS):
+                xs = sample(shape, N, _data_rng(seed))
+                for m in PAPER_METHODS:
+                    opts: dict[str, object] = {"degree": "auto"} if m == "pp" else {}
+                    est = estimate(xs, bounds=(0.0, 1.0), eps=eps, delta=DELTA, method=m,
+                                   rng=_noise_rng(seed), **opts)
+                    acc[m].append(distances(est, ref, 0.0, 1.0))
+                if eps == PAPER_EPS[-1]:
+                    est = estimate(xs, bounds=(0.0, 1.0), eps=eps, delta=DELTA, method="aq",
+                                   quantiles=PAPER_AQ_MORE, rng=_noise_rng(seed))
+                    more.append(distances(est, ref, 0.0, 1.0))
+            for m, ds in acc.items():
+                mean[shape, eps, m] = (float(np.mean([d.ks for d in ds])),
+                                       float(np.mean([d.w1 for d in ds])))
+            if more:
+                aq_more[shape] = (float(np.mean([d.ks for d in more])),
+                                  float(np.mean([d.w1 for d in more])))
+    tags = {PAPER_EPS[0]: "lo", PAPER_EPS[-1]: "hi"}
+    winners: dict[tuple[str, float, int], str] = {}
+    for (shape, eps, m), (ks, w1) in mean.items():
+        v[f"pa_{shape}_{tags[eps]}_{m}_ks"] = sig(ks, 2)
+        v[f"pa_{shape}_{tags[eps]}_{m}_w1"] = sig(w1, 2)
+    for shape in PAPER_SHAPES:
+        for eps in PAPER_EPS:
+            for i in (0, 1):
+                best = min(PAPER_METHODS, key=lambda m, s=shape, e=eps, i=i: mean[s, e, m][i])
+                winners[shape, eps, i] = best
+                v[f"pa_{shape}_{tags[eps]}_best_{'ks' if i == 0 else 'w1'}"] = best.upper()
+        v[f"pa_{shape}_aqmore_ks"] = sig(aq_more[shape][0], 2)
+        v[f"pa_{shape}_aqmore_w1"] = sig(aq_more[shape][1], 2)
+    v["pa_seeds"] = str(PAPER_SEEDS)
+    v["pa_eps_lo"], v["pa_eps_hi"] = sig(PAPER_EPS[0]), sig(PAPER_EPS[-1])
+    v["pa_aq_more"] = str(PAPER_AQ_MORE)
+
+    # How many of the (shape, metric) cells agree with each reported finding
+    cells = [(s, i) for s in PAPER_SHAPES for i in (0, 1)]
+    low_ok = sum(winners[s, PAPER_EPS[0], i] in ("pp", "mp") for s, i in cells)
+    high_ok = sum(winners[s, PAPER_EPS[-1], i] == "aq" for s, i in cells)
+    v["pa_cells"] = str(len(cells))
+    v["pa_low_agree"] = str(low_ok)
+    v["pa_high_agree"] = str(high_ok)
+    # does AQ with more quantiles come closer to the best method at large eps? (W1)
+    closer = sum(aq_more[s][1] < mean[s, PAPER_EPS[-1], "aq"][1] for s in PAPER_SHAPES)
+    v["pa_aqmore_better"] = str(closer)
+
+    # dictionary study: MP's pursuit with Legendre atoms only vs Legendre + cubic B-splines,
+    # on the two-peak shape at eps = 1 (the pursuit starts from Legendre atoms either way)
+    ref = population_cdf("bimodal")
+    fams = {"leg": ("legendre",), "spl": ("legendre", "bspline")}
+    dic: dict[str, list[Distances]] = {k: [] for k in fams}
+    for seed in range(PAPER_SEEDS):
+        xs = sample("bimodal", N, _data_rng(seed))
+        for k, fam in fams.items():
+            est = estimate(xs, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="mp",
+                           families=fam, rng=_noise_rng(seed))
+            dic[k].append(distances(est, ref, 0.0, 1.0))
+    for k, ds in dic.items():
+        v[f"pa_dict_{k}_ks"] = sig(float(np.mean([d.ks for d in ds])), 2)
+        v[f"pa_dict_{k}_w1"] = sig(float(np.mean([d.w1 for d in ds])), 2)
+    spl_wins = float(np.mean([d.w1 for d in dic["spl"]])) < float(
+        np.mean([d.w1 for d in dic["leg"]]))
+    v["pa_dict_verdict_ko"] = ("B-스플라인을 더한 사전이 더 작았습니다" if spl_wins
+                               else "B-스플라인을 더해도 더 작아지지 않았습니다")
+    v["pa_dict_verdict_en"] = ("the dictionary with B-splines was lower" if spl_wins
+                               else "adding B-splines did not make it lower")
+
+    # PDF then integrate: the density's Legendre coefficients are averages of p_k(x_i), whose
+    # L2 sensitivity (one record moved anywhere in [0, 1]) grows with the degree, while the
+    # CDF's coefficients have sensitivity 1/n at every degree (Bessel's inequality)
+    grid = np.linspace(0.0, 1.0, 801)
+    for k in (10, 20):
+        b = legendre.basis(grid, k)
+        sq = np.sum(b * b, axis=1)
+        d2 = sq[:, None] + sq[None, :] - 2.0 * (b @ b.T)
+        v[f"pa_pdf_sens_{k}"] = sig(math.sqrt(float(np.max(d2))), 3)
+
+    # the split Gaussian of "auto": total noise variance at the automatic degree K of the
+    # reference release, sigma^2 + K sigma^2 / 2 against (K + 1) sigma^2
+    k_auto = int(v["pp_auto_degree"])
+    v["pa_split_ratio"] = sig((1.0 + k_auto / 2.0) / (k_auto + 1.0), 3)
+
+
 def values() -> dict[str, str]:
     v: dict[str, str] = {}
 
@@ -344,6 +448,7 @@ def values() -> dict[str, str]:
     _both(v, "anes_sigma", gaussian.calibrate_sigma(EPS, DELTA, 1.0 / xr.size))
 
     _section1(v, x, ref, sigma, sigma_unit, mu1, trunc, noise)
+    _paper(v)
 
     # quiz: n = 1000, eps = 0.5 falls below the histogram threshold
     plan_q = auto_plan(1000, 0.5, DELTA)
