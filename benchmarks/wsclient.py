@@ -20,7 +20,7 @@ Chromium 156 against /lab, Bokeh 3.9 / Panel 1.9):
 A Bokeh message is 3 + 2·num_buffers websocket frames: header JSON (msgid, msgtype, optional
 reqid, num_buffers), metadata JSON, content JSON, then for each buffer a JSON ``{"id": ...}``
 frame followed by one binary frame. :class:`Assembler` and :func:`encode` implement exactly
-that framing (unit-tested in tests/test_wsclient.py).
+that framing (unit-tested in tests/benchmarks/test_wsclient.py).
 
 This is the one protocol-level client of the project: the load benchmark drives
 :class:`LabTab`; the deployment tests (tests/test_serve_prod.py, which find this module through

@@ -337,7 +337,8 @@ def _error_bound_first_order(p: _Parts) -> float:
          dl/(e^dl - 1) times that.
     Plus one rounding of each logarithm of size up to |ln delta|. :func:`_error_bound` doubles
     the sum for second-order terms and alignments the first-order count misses. Checked against
-    mpmath on 10,000 points (tests/test_hardening_core.py): the measured error reaches 1.05
+    mpmath on 10,000 points (tests/dpcore/test_conservative_verdicts.py): the measured error
+    reaches 1.05
     times this first-order sum at worst (a = -1.2e9, where four errors of a^2/2 line up), so
     at most 0.53 of the doubled bound.
     """
@@ -644,7 +645,8 @@ def evaluate(eps: float, h: float, *, eps_over_h: float | None = None,
     Never raises for a value below the double range: that is path "out" with log_delta = -inf
     (:func:`check_log_delta` turns it into the keyed error). Accuracy: error is typically 1e-15
     to 1e-14 of max(1, |ln delta|) and is at least twice the measured error (10,000 points
-    against mpmath, tests/dpcore/test_gaussian_transitions.py and tests/test_hardening_core.py).
+    against mpmath, tests/dpcore/test_gaussian_transitions.py and
+    tests/dpcore/test_conservative_verdicts.py).
     """
     e = v.real_scalar("epsilon", eps, lo=0.0)
     hd = v.real_scalar("h", h, lo=0.0)

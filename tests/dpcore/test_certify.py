@@ -1,5 +1,5 @@
 """dpcore.certify (moved from tests/test_queries_certify_cli.py; the queries' tests are in
-tests/dpcore/test_queries.py, the command line's in tests/test_cli.py)."""
+tests/dpcore/test_queries.py, the command line's in tests/app/test_cli.py)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ REF = json.loads((REFERENCE / "cdf_legendre_mpmath.json").read_text(encoding="ut
 
 def _pav(y: list[float], w: list[float]) -> list[float]:
     """Textbook pool-adjacent-violators (independent of SciPy), for the comparison; the same
-    function as tests/test_hardening_core.py's (imported from there before the move, which
+    function as tests/dpcore/test_conservative_verdicts.py's (imported from there before the move,
+    which
     worked only when tests/ itself was on sys.path)."""
     blocks: list[list[float]] = []  # [mean, weight, count]
     for yi, wi in zip(y, w, strict=True):

@@ -10,7 +10,7 @@ from tornado.testing import AsyncHTTPTestCase
 
 from app.serve import static_gzip
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
+ASSETS = Path(__file__).resolve().parents[3] / "assets"
 
 
 class Page(tornado.web.RequestHandler):

@@ -22,7 +22,7 @@ import pytest
 from app.serve import hardening
 from app.shell.i18n import CATALOGUE_DIR, t
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SERVE_PROD = ROOT / "scripts" / "serve-prod"
 HAPROXY = shutil.which("haproxy") or (
     "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None)

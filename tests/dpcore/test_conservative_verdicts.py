@@ -29,7 +29,7 @@ from dpcore.cdf import estimate
 from dpcore.cdf.isotonic import isotonic
 from dpcore.errors import ENGLISH, DPError
 
-REF = json.loads((Path(__file__).parent / "reference" / "conservative_reference.json")
+REF = json.loads((Path(__file__).parents[1] / "reference" / "conservative_reference.json")
                  .read_text())
 
 
