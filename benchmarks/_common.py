@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The app's modules the benchmarks use, by the name server code refers to them with.
 APP_MODULES: dict[str, str] = {
     "server": "app.serve.server",  # serve(), routes(), ASSETS_DIR, tune_process's GC log lines
-    "layout": "app.shell.template",  # SKIP_MATHJAX
+    "layout": "app.shell.resources",  # SKIP_MATHJAX
     "first_paint": "app.shell.first_paint",  # ENABLED
     "cdf_page": "app.cdf.page",  # CDFPage, CDFState, warm_up()
 }
