@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from dpcore.cdf import estimate, legendre, pp
-from dpcore.cdf._common import finish_grid
+from dpcore.cdf.common import finish_grid
 
 
 def median_time(fn: Callable[[], object], repeats: int) -> float:
