@@ -10,7 +10,61 @@
       }
       return out;
     }
+    // Names for screen readers that Bokeh's widgets lack: a slider handle (role=slider) gets
+    // its title as aria-label, a slider on a log10 scale gets aria-valuetext with the value
+    // itself ("σ = 2.5"), a checkbox gets the text beside it (Bokeh draws that in a <div>,
+    // not a <label>; a click on it now toggles the box too). Widgets are drawn (and redrawn)
+    // after this runs, so the scan repeats, and runs on focus.
+    function fmtPow(v) {
+      const x = Math.pow(10, v);
+      if (!isFinite(x)) return String(x);
+      if (x !== 0 && (x < 1e-3 || x >= 1e5)) {
+        return x.toExponential(2).replace(/\.?0+e/, "e").replace("e+", "e");
+      }
+      return String(Number(x.toPrecision(4)));
+    }
+    function nameWidgets(logSliders) {
+      for (const h of deepAll(".noUi-handle")) {
+        if (h.dataset.dpNamed) continue;
+        h.dataset.dpNamed = "1";
+        const root = h.getRootNode();
+        const title = root.querySelector && root.querySelector(".bk-slider-title");
+        const label = title ? title.textContent.replace(/:\s*[^:]*$/, "").trim() : "";
+        if (label && !h.hasAttribute("aria-label")) h.setAttribute("aria-label", label);
+        const host = root.host;
+        const sym = host && Object.keys(logSliders).find((c) => host.classList.contains(c));
+        if (sym) {
+          const text = () => {
+            const v = parseFloat(h.getAttribute("aria-valuenow"));
+            if (!isNaN(v)) h.setAttribute("aria-valuetext", logSliders[sym] + " = " + fmtPow(v));
+          };
+          text();
+          new MutationObserver(text).observe(h, { attributes: true,
+                                                  attributeFilter: ["aria-valuenow"] });
+        }
+      }
+      for (const box of deepAll("input[type=checkbox]")) {
+        if (box.dataset.dpNamed) continue;
+        box.dataset.dpNamed = "1";
+        const next = box.nextElementSibling;
+        if (next && next.classList.contains("bk-label") && !box.closest("label")
+            && !box.hasAttribute("aria-label")) {
+          box.setAttribute("aria-label", next.textContent.trim());
+          next.style.cursor = "pointer";
+          next.addEventListener("click", () => { if (!box.disabled) box.click(); });
+        }
+      }
+    }
     export function render({ model }) {
+      const logSliders = model.log_sliders || {};
+      const scan = () => { try { nameWidgets(logSliders); } catch (e) { /* never break */ } };
+      let tick = 0;
+      const timer = setInterval(() => { tick += 1; if (tick <= 12 || tick % 5 === 0) scan(); },
+                                800);
+      document.addEventListener("focusin", scan);
+      setTimeout(scan, 0);
+      model.on("remove", () => { clearInterval(timer);
+                                 document.removeEventListener("focusin", scan); });
       document.documentElement.lang = model.lang;
       model.on("lang", () => { document.documentElement.lang = model.lang; });
       const sb = document.getElementById("sidebar");
@@ -30,6 +84,33 @@
         if (window.matchMedia("(max-width: " + model.phone_max + "px)").matches
             && typeof window.closeNav === "function") { window.closeNav(); }
         sync();
+      }
+      // Landmarks and the page heading the Fast template lacks, and a skip link to the content
+      // (the first thing Tab reaches; the same look as the plain pages' .dp-skip).
+      const header = document.getElementById("header");
+      const mainEl = document.getElementById("main");
+      if (header && !header.dataset.dpLandmarks) {
+        header.dataset.dpLandmarks = "1";
+        const title = header.querySelector(".app-header");
+        if (title) { title.setAttribute("role", "heading"); title.setAttribute("aria-level", "1"); }
+        if (sb) {
+          sb.setAttribute("role", "region");
+          sb.setAttribute("aria-label", model.region_label);
+          for (const ul of sb.querySelectorAll("ul.nav")) ul.setAttribute("role", "presentation");
+        }
+        if (mainEl) {
+          mainEl.setAttribute("role", "main");
+          mainEl.tabIndex = -1;
+          const skip = document.createElement("a");
+          skip.className = "dp-skip dp-skip-panel";
+          skip.href = "#main";
+          skip.textContent = model.skip_label;
+          skip.addEventListener("click", (e) => {
+            e.preventDefault();
+            mainEl.focus({ preventScroll: false });
+          });
+          document.body.insertBefore(skip, document.body.firstChild);
+        }
       }
       let opened = [];
       const before = () => {

@@ -57,6 +57,7 @@ class CDFFigures:
         # by side on the first screen (app/cdf/page.py main()).
         height = 500 if self.large else 380
         fs = "17pt" if self.large else "12pt"
+        pal = theme.palette()  # near-black ink would vanish on the dark background
         tools = "pan,wheel_zoom,box_zoom,reset,save"
         # --- the CDFs
         self.src = ColumnDataSource({"x": [], "ref": [], "priv": [],
@@ -90,7 +91,7 @@ class CDFFigures:
                    x_axis_label=self.tr("cdf.dplot.x"), y_axis_label=self.tr("cdf.dplot.y"))
         it = []
         it.append((self.tr("cdf.dplot.expected"),
-                   [d.line("k", "expected", source=self.src_deg, line_width=4, color="#1b1b1b")]))
+                   [d.line("k", "expected", source=self.src_deg, line_width=4, color=pal.curve)]))
         it.append((self.tr("cdf.dplot.trunc"),
                    [d.line("k", "trunc", source=self.src_deg, line_width=3, color="#d55e00",
                            line_dash="dashed")]))
@@ -103,12 +104,13 @@ class CDFFigures:
                                marker="circle")
         it.append((self.tr("cdf.dplot.realised"), [r_real, r_real_pts]))
         r_auto = d.scatter("k", "y", source=self.src_deg_marks, size=16, marker="diamond",
-                           color="#1b1b1b", line_color="white", line_width=2)
+                           color=pal.curve, line_color=pal.background, line_width=2)
         it.append((self.tr("cdf.dplot.mark_auto_legend"), [r_auto]))
-        self.deg_span = Span(location=0, dimension="height", line_color="#444", line_width=3)
+        self.deg_span = Span(location=0, dimension="height", line_color=pal.marker, line_width=3)
         d.add_layout(self.deg_span)
         self.deg_label = Label(x=0, y=10, x_units="data", y_units="screen", text="",
-                               text_font_size=fs, x_offset=6, background_fill_color="white",
+                               text_font_size=fs, x_offset=6, background_fill_color=pal.label_bg,
+                               text_color=pal.text,
                                background_fill_alpha=0.85)
         d.add_layout(self.deg_label)
         leg = Legend(items=[LegendItem(label=value(lab), renderers=r) for lab, r in it],

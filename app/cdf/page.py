@@ -1,7 +1,8 @@
 """The private CDF page (/cdf): data sources, releases, a degree slider that teaches, the ledger.
 
-State: :class:`app.cdf.state.CDFState` (param only; unit-tested in tests/test_cdf_page_state.py
-and tests/test_cdf_fuzz.py).  Text views: :mod:`app.cdf.views` (pure HTML).  This module only
+State: :class:`app.cdf.state.CDFState` (param only; unit-tested in tests/app/cdf/test_cdf_state.py
+and tests/app/cdf/test_cdf_state_fuzz.py).  Text views: :mod:`app.cdf.views` (pure HTML).  This
+module only
 builds the widgets and Bokeh figures of one session and keeps them in step with the state.
 
 URL (fixed names, both ways): data, n, eps, delta, method (auto|pp|mp|hq|aq|all), degree (an

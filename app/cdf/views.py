@@ -18,7 +18,7 @@ from app.cdf.inputs import METHODS, UPLOAD
 from app.cdf.records import DataUnavailable, DegreeInfo, Message, MethodRow, StreamStep
 from app.cdf.state import CDFState, DegreeErrors
 from app.shell import assets
-from app.shell.i18n import t
+from app.shell.i18n import catalogue, t
 
 CSS = assets.text("dplab-cdf.css")
 
@@ -72,7 +72,6 @@ def msg(m: Message, lang: str) -> str:
 
 
 def _keys(lang: str) -> dict[str, str]:
-    from app.shell.i18n import catalogue
 
     return catalogue(lang)
 
@@ -339,7 +338,7 @@ def degree_table_html(errs: DegreeErrors, info: DegreeInfo, lang: str) -> str:
     return f"""
     <div class="dp-cdf-scroll"><table class="dp-cdf-degree-table">
       <caption>{e(t("cdf.dplot.caption", lang))}</caption>
-      <thead><tr><th></th><th scope="col">K</th>
+      <thead><tr><th scope="col">{e(t("cdf.dplot.col_mark", lang))}</th><th scope="col">K</th>
         <th scope="col">{e(t("cdf.dplot.trunc", lang))}</th>
         <th scope="col">{e(t("cdf.dplot.noise", lang))}</th>
         <th scope="col">{e(t("cdf.dplot.expected", lang))}</th>

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import logging
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import panel as pn
@@ -17,6 +18,7 @@ from app.lab.card import CARD_CSS, unit_label
 from app.lab.state import PRESETS
 from app.shell import widgets
 from app.shell.numbers import fmt_input
+from app.shell.options import is_dark
 from app.shell.widgets import ImmediateSlider, ImmediateText
 from dpcore import queries
 
@@ -57,7 +59,8 @@ class LabControls:
         self._errors: dict[str, pn.pane.HTML] = {}
         self.preset_buttons = []
         for p in PRESETS:
-            b = pn.widgets.Button(label=self._tr(f"lab.preset.{p.key}"), color="light",
+            b = pn.widgets.Button(label=self._tr(f"lab.preset.{p.key}"),
+                                  color="default" if is_dark() else "light",
                                   sizing_mode="stretch_width", css_classes=[f"dp-preset-{p.key}"])
             def load(_event: object, k: str = p.key) -> None:
                 self._safe(self.state.load_preset, k)
@@ -123,7 +126,7 @@ class LabControls:
             return DELTA_LOG_RANGE[0]
         return min(DELTA_LOG_RANGE[1], max(DELTA_LOG_RANGE[0], math.log10(delta)))
 
-    def _safe(self, fn: Any, *args: Any) -> None:
+    def _safe(self, fn: Callable[..., object], *args: object) -> None:
         # Never let an exception reach the browser or the server log as an error.
         try:
             fn(*args)
@@ -164,7 +167,7 @@ class LabControls:
 
     def _place_error(self, control: str, pane: pn.pane.HTML) -> None:
         # An error pane joins the sidebar, under its control, with its first message: 12 empty
-        # panes and their wrappers were ~20 % of the page's Bokeh models (issue 11).
+        # panes and their wrappers were ~20 % of the page's Bokeh models.
         side = getattr(self, "_side", None)
         if side is None or any(o is pane for o in side.objects):
             return
@@ -187,7 +190,7 @@ class LabControls:
                 if c not in s.errors and w.value != v:
                     w.value = v
             # Compared first: setting a parameter, even to its value, costs param's machinery
-            # on every move (issue 11).
+            # on every move.
             ls = math.log10(s.sigma)
             unit = unit_label(self.lang, queries.unit_key(s.query))
             wanted: list[tuple[Any, str, Any]] = [

@@ -16,7 +16,9 @@ from typing import Any
 import panel as pn
 import param
 
+import lessons
 from app.lab import export
+from app.lab import tour as tour_mod
 from app.lab.card import CARD_CSS, PROJECTOR_CSS, card_html, card_theme_css, unit_label
 from app.lab.compute import (
     curve_view,
@@ -28,12 +30,14 @@ from app.lab.figures import LabFigures
 from app.lab.first_paint import first_paint_html
 from app.lab.state import PRESETS, LabState
 from app.lab.texts import curve_text, density_text, sim_text
-from app.lab.tour import CONCEALED_HTML
-from app.shell import address, exportbar, options, theme
+from app.lab.tour import CONCEALED_HTML, TourPanel
+from app.shell import address, exportbar, options, theme, widgets
 from app.shell import template as layout
+from app.shell.follow import PageLink
 from app.shell.i18n import t
 from app.shell.options import request_language
 from dpcore import queries
+from dpcore.certify import Certification
 
 # Inputs closer than BURST_MS form a burst; during one, the figures redraw once the input has
 # been quiet for PLOT_PAUSE_MS (the card always updates at once).
@@ -122,6 +126,13 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         self._dark = dark
         self.pal = theme.palette(dark)
         self.tour: Any = None  # a TourState when the guided tour is attached
+        # Views that answer a prediction step's question (the ε–δ curve with the claim line,
+        # the probabilities, the text tables, the simulation, the exports): hidden with the card.
+        self._answer_panes: list[Any] = []
+        self._hidden_for_tour = False
+        self.conceal_note = widgets.TextPane("", stylesheets=[CARD_CSS], visible=False,
+                                             sizing_mode="stretch_width",
+                                             css_classes=["dp-tour-conceal-note"])
         self._syncing = False
         self._pending_plots: set[str] = set()
         self._plots_scheduled = False
@@ -234,6 +245,24 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         self._sync_widgets()
         self._show_errors()
         self._show_notices()
+        self._apply_concealment()
+
+    def _apply_concealment(self) -> None:
+        """While a prediction step conceals the card, hide every view that answers it too."""
+        hide = self.tour is not None and self.tour.concealed
+        if hide:
+            self.dens_sub.text = self._tr("tour.concealed_sub")
+            self.dens_sub2.text = ""
+            self.conceal_note.object = (f'<p class="dp-concealed-box" role="status">'
+                                        f'{html.escape(self._tr("tour.concealed_views"))}</p>')
+        for pane in self._answer_panes:
+            if pane.visible == hide:
+                pane.visible = not hide
+        self.conceal_note.visible = hide
+        if self._hidden_for_tour and not hide:
+            self._hidden_for_tour = False
+            self.refresh_plots(None)  # the subtitles and texts, drawn again
+        self._hidden_for_tour = hide
 
     def refresh_plots(self, names: set[str] | None = None) -> None:
         """Figures, their text equivalents and the address bar (ColumnDataSources in place)."""
@@ -257,11 +286,13 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         self.curve_text.object = self._fold("lab.fold.curve_text",
                                             curve_text(cv, s.delta, self.lang))
         self.address.update(**s.url_query())
+        if self._hidden_for_tour or (self.tour is not None and self.tour.concealed):
+            self._apply_concealment()
 
 
 
 
-    def on_key(self, key: str, tour_panel: Any) -> None:
+    def on_key(self, key: str, tour_panel: TourPanel | None) -> None:
         """Keyboard shortcuts (KeyBridge): digits load a preset, arrows move the tour."""
         if key.isdigit() and 1 <= int(key) <= len(PRESETS):
             if self.tour is not None and self.tour.step:
@@ -279,7 +310,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         return (f'<details class="dp-fold"{"" if closed else " open"}><summary>'
                 f"{html.escape(self._tr(key))}</summary>{body}</details>")
 
-    def _current_cert(self) -> Any:
+    def _current_cert(self) -> Certification:
         s = self.state
         return s.certification()
 
@@ -343,7 +374,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
                                   stylesheets=[CARD_CSS], sizing_mode="stretch_width")
         sim_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
                                 stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        sim_fig = self.sim_figure()  # built when scrolled to (issue 11)
+        sim_fig = self.sim_figure()  # built when scrolled to (most students never do)
         if self._large:
             # Projector: card strip, then the two linked plots side by side; every table and
             # the simulation are folded (<details> / a collapsed card) below them.
@@ -362,7 +393,11 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             sim_card = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
                                collapsed=True, sizing_mode="stretch_width",
                                css_classes=["dp-sim-card"])
-            return [self.address.pane, self.notice, self.card, plots, texts, self.exports(),
+            exports = self.exports()
+            self._answer_panes = [curve_fig, self.curve_legend, texts, exports, sim_card]
+            plots.objects[1].objects = [self.conceal_note, *plots.objects[1].objects]
+            self._apply_concealment()
+            return [self.address.pane, self.notice, self.card, plots, texts, exports,
                     sim_card, intro]
         top = pn.FlexBox(
             pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
@@ -370,10 +405,14 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             pn.Column(dens, self.dens_legend, self.dens_text, sizing_mode="stretch_width",
                       min_width=280, styles={"flex": "1.3 1 480px"}),
             sizing_mode="stretch_width", gap="16px")
-        curve = pn.Column(curve_head, curve_fig, self.curve_legend, self.curve_text,
-                          sizing_mode="stretch_width")
+        curve = pn.Column(curve_head, self.conceal_note, curve_fig, self.curve_legend,
+                          self.curve_text, sizing_mode="stretch_width")
         sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
-        return [self.address.pane, self.notice, intro, top, curve, self.exports(), sim]
+        exports = self.exports()
+        self._answer_panes = [curve_fig, self.curve_legend, self.curve_text, self.dens_text,
+                              exports, sim]
+        self._apply_concealment()
+        return [self.address.pane, self.notice, intro, top, curve, exports, sim]
 
 
 
@@ -383,8 +422,12 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
 
 
 
-def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
-    """The lab page for the current session (language from ?lang or Accept-Language)."""
+def create_page(lang: str | None = None, link: PageLink | None = None
+                ) -> pn.template.FastListTemplate:
+    """The lab page for the current session (language from ?lang or Accept-Language).
+
+    ``link``: a live class's tie to this page (app/shell/follow.py; made by app/room and
+    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own."""
     lang = lang or request_language()
     state = LabState()
     args = options.session_args()
@@ -398,13 +441,18 @@ def create_page(lang: str | None = None) -> pn.template.FastListTemplate:
     side = lab.sidebar()
     if options.is_large() and len(extra) == 3:
         # Projector: the step panel heads the sidebar, so the card, the densities and the
-        # curve keep the whole main screen (issue 8's one-screen view).
+        # curve keep the whole main screen (the projector's one-screen view).
         bridge, opener, panel = extra
         extra, side = [bridge], [opener, panel, *side]
+    if link is not None:
+        from app.lab.follow import LabFollowable
+
+        extra = [*link.attach(LabFollowable(lab)), *extra]
     return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
                        main=[*extra, *lab.main()], sidebar=side,
                        sidebar_width=480 if options.is_large() else 380,
-                       option_notice_shown=False, first_paint=lab.first_paint())
+                       option_notice_shown=False, first_paint=lab.first_paint(),
+                       log_sliders={"dp-slider-sigma": "σ", "dp-slider-delta": "δ"})
 
 
 def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
@@ -413,8 +461,6 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
     ``tour_arg``: the ``tour`` URL value (a step number); a bad value opens nothing and adds
     the lab's usual notice. Returns the objects to put above the lab's main area.
     """
-    from app.lab import tour as tour_mod
-
     try:
         steps = lessons_tour(lab.lang)
     except (OSError, KeyError, ValueError):
@@ -448,7 +494,5 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
     return [bridge, panel.opener, panel.panel]
 
 
-def lessons_tour(lang: str) -> tuple[Any, ...]:
-    import lessons
-
+def lessons_tour(lang: str) -> tuple[lessons.TourStep, ...]:
     return lessons.tour(lang)

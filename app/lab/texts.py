@@ -89,10 +89,12 @@ def sim_text(sv: SimulationView, eps: float, lang: str) -> str:
     <div class="dp-text dp-sim-text">
       {note}
       <table aria-label="{html.escape(t("lab.sim.table", lang))}">
-        <thead><tr><th></th><th>{html.escape(t("lab.sim.count", lang))}</th>
+        <thead><tr><th>{html.escape(t("lab.sim.col_event", lang))}</th>
+          <th>{html.escape(t("lab.sim.count", lang))}</th>
           <th>{html.escape(t("lab.sim.freq", lang))}</th>
           <th>{html.escape(t("lab.sim.ci", lang))}</th>
-          <th>{html.escape(t("lab.sim.exact", lang))}</th><th></th></tr></thead>
+          <th>{html.escape(t("lab.sim.exact", lang))}</th>
+          <th>{html.escape(t("lab.sim.col_check", lang))}</th></tr></thead>
         <tbody>{row("D: y &lt; t", sv.k0, sv.f0, sv.ci0, sv.p0, sv.log_p0)}
                {row("D′: y &lt; t", sv.k1, sv.f1, sv.ci1, sv.p1, sv.log_p1)}</tbody></table>
       <p class="dp-muted">{html.escape(t("lab.sim.honest", lang))}</p>

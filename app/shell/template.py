@@ -15,12 +15,13 @@ Signature (the CDF page reuses it)::
   shows :func:`bad_options` in its own notice box, as /lab does); never a traceback.
 - Figures: :func:`large_type` sets Bokeh text sizes for the projector *and* the colours of the
   current theme (background, text, grid); :func:`palette` gives each page's line colours, chosen
-  per theme for WCAG 2.1 contrast (lines ≥ 3:1, text ≥ 4.5:1; tests/test_theme_contrast.py).
+  per theme for WCAG 2.1 contrast (lines ≥ 3:1, text ≥ 4.5:1;
+  tests/app/shell/test_theme_contrast.py).
 - Phones: viewport meta; the sidebar starts folded below 760 px; the page scrolls as a whole.
 - Print: the whole page (assets/dplab.css ``@media print``), folded ``<details>`` opened first.
 
 Offline: the Fast design links a Google font by default; :func:`strip_web_fonts` removes that
-link (measured in shared/notes/panel-measured.md) and the font stack is local. Bokeh's 1.8 MB
+link (app/shell/resources.py) and the font stack is local. Bokeh's 1.8 MB
 MathJax bundle is only sent to a page that has TeX in it (:func:`install_mathjax_filter`).
 Everything else (Bokeh, Panel, Fast JS/CSS, our /assets/dplab.css) is served by our own server.
 """
@@ -49,6 +50,7 @@ PHONE_MAX_PX = 760
 
 
 LARGE_CSS = assets.text("dplab-large.css")
+DARK_CSS = assets.text("dplab-dark.css")
 
 _JS_SET_PARAM = ("var u=new window.URL(window.location.href);u.searchParams.set('{k}','{v}');"
                  "window.location.href=u.toString();return false;")
@@ -165,6 +167,11 @@ class PageSetup(HtmlLang):
     sidebar_label = param.String(default="Controls", doc="Accessible name of the sidebar toggle.")
     phone_max = param.Integer(default=PHONE_MAX_PX, bounds=(0, 4000),
                               doc="Widest viewport (px) that starts with the sidebar folded.")
+    region_label = param.String(default="Controls", doc="Accessible name of the sidebar.")
+    skip_label = param.String(default="Skip to content",
+                              doc="Text of the skip link to the main area.")
+    log_sliders = param.Dict(default={}, doc="CSS class of a log10 slider -> the symbol of its "
+                             "value, for aria-valuetext ('σ = 2.5' instead of '0.4').")
 
     _esm = assets.path("dplab-page-setup.js")
 
@@ -179,6 +186,22 @@ def option_notice(lang: str, bad: list[tuple[str, str]]) -> pn.pane.HTML:
         stylesheets=[".dp-notice { border: 3px solid #d55e00; border-radius: 8px;"
                      " padding: .4em .8em; }"],
         sizing_mode="stretch_width", css_classes=["dp-notices"])
+
+
+def _design() -> type:
+    """Panel's Fast design plus assets/dplab-controls.css inside every component's shadow root
+    (keyboard focus outline, disabled sliders): page CSS does not reach into shadow roots."""
+    from panel.theme.fast import Fast
+    from panel.viewable import Viewable
+
+    base = Fast.modifiers[Viewable]
+    modifiers = {**Fast.modifiers, Viewable: {
+        **base, "stylesheets": [*base.get("stylesheets", []), asset_url("dplab-controls.css")]}}
+    # named "Fast": Panel finds the design's bundled files by the class name
+    return type("Fast", (Fast,), {"modifiers": modifiers, "__module__": __name__})
+
+
+DESIGN = _design()
 
 
 class _Template(pn.template.FastListTemplate):
@@ -210,13 +233,15 @@ class _Template(pn.template.FastListTemplate):
 
 
 def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any] | None = None,
-         sidebar_width: int = 380, option_notice_shown: bool = True, first_paint: str = ""
-         ) -> pn.template.FastListTemplate:
+         sidebar_width: int = 380, option_notice_shown: bool = True, first_paint: str = "",
+         log_sliders: dict[str, str] | None = None) -> pn.template.FastListTemplate:
     """The shared template (see the module docstring).
 
     ``option_notice_shown=False``: the page shows :func:`bad_options` in its own notice.
     ``first_paint``: an :func:`app.shell.first_paint.fragment` shown until the page's own main area
     is drawn ('' for none).
+    ``log_sliders``: CSS class of a slider whose value is a log10 -> the symbol it stands for
+    (screen readers then hear the value itself).
     """
     strip_web_fonts()
     install_mathjax_filter()
@@ -230,6 +255,9 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
     large = is_large()
     head = pn.Row(header(lang, path),
                   PageSetup(lang=lang, sidebar_label=t("common.sidebar.toggle", lang),
+                            skip_label=t("common.skip", lang),
+                            region_label=t("common.sidebar.region", lang),
+                            log_sliders=log_sliders or {},
                             width=0, height=0, margin=0),
                   sizing_mode="stretch_width", margin=0)
     tmpl = _Template(
@@ -240,6 +268,7 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         sidebar=side_root,
         header=[head],
         accent=ACCENT,
+        design=DESIGN,
         font=FONT_STACK,
         sidebar_width=sidebar_width,
         favicon="/assets/favicon.svg",
@@ -250,7 +279,7 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         theme_toggle=False,
         # Panel's busy spinner lives in one process-wide list: every event in any session
         # updated every session's spinner (O(N) per event, ~95 % of the server's time with
-        # 100 students, issue 11). Off.
+        # 100 students, benchmarks/classroom_load.py). Off.
         busy_indicator=None,
         first_paint=first_paint,
         page_lang=lang,
@@ -258,4 +287,6 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
     tmpl.config.css_files.append(asset_url("dplab.css"))
     if large:
         tmpl.config.raw_css.append(LARGE_CSS)
+    if is_dark():
+        tmpl.config.raw_css.append(DARK_CSS)
     return tmpl
