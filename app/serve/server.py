@@ -1,27 +1,33 @@
 """The dplab web server: ``/`` (our own index), ``/lab``, ``/cdf`` and ``/assets``.
 
 Everything a page needs (Bokeh, Panel and Fast JS/CSS, our CSS and icon) is served by this
-process; no CDN, no web font, no BOKEH_RESOURCES=cdn/inline (see shared/notes/panel-measured.md).
+process; no CDN, no web font, no BOKEH_RESOURCES=cdn/inline (the browser tests fail on any
+non-local request: tests/ui/conftest.py).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import os
 import socket
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app.serve import stream
 from app.shell import assets
+
+if TYPE_CHECKING:
+    import panel as pn
 
 ASSETS_DIR = assets.ASSETS
 
 
-def _lab() -> Any:
+def _lab() -> pn.template.FastListTemplate:
     from app.lab.page import create_page
+    from app.serve.room_wiring import lab_link
+    from app.shell.options import session_args
 
-    return create_page()
+    return create_page(link=lab_link(session_args()))
 
 
 def _register_early() -> None:
@@ -32,8 +38,8 @@ def _register_early() -> None:
     first_paint.EARLY["/lab"] = early_first_paint
 
 
-def _cdf() -> Any:
-    from app.cdf.page import create_page  # written by the CDF issue
+def _cdf() -> pn.template.FastListTemplate:
+    from app.cdf.page import create_page
 
     return create_page(None)
 
@@ -41,10 +47,7 @@ def _cdf() -> Any:
 def routes() -> dict[str, Callable[[], Any]]:
     """URL path -> Panel page factory (``/`` and ``/lesson`` are plain HTML:
     app.serve.plain_pages)."""
-    r: dict[str, Callable[[], Any]] = {"/lab": _lab}
-    if importlib.util.find_spec("app.cdf.page") is not None:
-        r["/cdf"] = _cdf
-    return r
+    return {"/lab": _lab, "/cdf": _cdf}
 
 
 # A page built for a GET but whose websocket has not connected yet is kept this long (Bokeh:
@@ -70,7 +73,8 @@ def cache_bokeh_defaults() -> None:
 
     Bokeh recomputes a property's default (class overrides walked along the MRO, then
     validated) every time an unset property is read; building one /lab page read ~7,800
-    defaults and serialising it as many again, ~1/3 of the page build (cProfile, issue 11).
+    defaults and serialising it as many again, ~1/3 of the page build (cProfile under
+    benchmarks/classroom_load.py).
     Only immutable results of non-callable defaults are kept (None, bool, numbers, strings and
     tuples of them), so no instance can share a mutable default or a generated value (ids).
     Idempotent.
@@ -130,7 +134,8 @@ def cache_bokeh_defaults() -> None:
 
 
 def tune_process() -> dict[str, Any]:
-    """Process-wide settings for a lecture hall (issue 11); returns extra ``pn.serve`` options.
+    """Process-wide settings for a lecture hall (measured with benchmarks/classroom_load.py);
+    returns extra ``pn.serve`` options.
 
     Each item was measured with benchmarks/classroom_load.py (figures in benchmarks/README.md):
 
@@ -226,10 +231,8 @@ def tune_process() -> dict[str, Any]:
     Reactive._update_properties = update_properties  # type: ignore[method-assign]
 
     # Warm-up: the page modules' imports are most of the objects alive at start-up.
-    import app.lab.page
-
-    if importlib.util.find_spec("app.cdf.page") is not None:
-        import app.cdf.page  # noqa: F401
+    import app.cdf.page
+    import app.lab.page  # noqa: F401
     gc.collect()
     gc.freeze()
     _, g1, g2 = gc.get_threshold()
@@ -330,8 +333,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         os.environ["BOKEH_RESOURCES"] = "server"
     import panel as pn
 
-    from app.serve import hardening, plain_pages, static_gzip
-    from app.shell import first_paint
+    from app.serve import hardening, plain_pages, room_wiring, static_gzip
 
     pn.extension(design="fast", notifications=False)
     pn.config.autoreload = False
@@ -341,8 +343,9 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     # The first card goes out before the page is built (app/shell/first_paint.py); the "class is
     # full" answer comes before either (installed after, so it runs first).
     _register_early()
-    first_paint.install_streaming()
+    stream.install_streaming()
     hardening.install_session_cap(cap)
+    room_wiring.install_teacher_check()
     pages = hardening.log_page_runs({**routes(), **hardening.test_routes()}, name)
     logging.getLogger("app").setLevel(logging.WARNING)
     server = pn.serve(
@@ -355,6 +358,8 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         title="dplab",
         static_dirs={"assets": str(ASSETS_DIR)},
         extra_patterns=[*plain_pages.routes(),
+                        *room_wiring.plain_routes(
+                            https=os.environ.get("DPLAB_HTTPS", "") in ("1", "true", "yes")),
                         (r"/healthz", hardening.HealthHandler,
                          {"worker": name, "max_sessions": cap})],
         admin=False,
@@ -363,8 +368,13 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         websocket_max_message_size=msg_bytes,
         # gzip here, also behind scripts/serve-prod: /lab 3.7 MB -> 0.96 MB on the wire; static
         # files are compressed once per process (app/serve/static_gzip.py), and HAProxy caches that
-        # copy. HAProxy's own compression (libslz, one fixed level) sent 1.53 MB (issue 8).
+        # copy. HAProxy's own compression (libslz, one fixed level) sent 1.53 MB
+        # (benchmarks/first_load.py).
         compress_response=True,
+        # The teacher cookie is read from the page request, never copied into the session
+        # token that the page embeds (app/serve/room_wiring.py).
+        exclude_cookies=room_wiring.EXCLUDE_COOKIES,
+        exclude_headers=room_wiring.EXCLUDE_HEADERS,
         **tune_process(),
     )
     # Static files: compressed once per process, not once per student (app/serve/static_gzip.py).
@@ -372,6 +382,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     server._tornado.transforms.append(
         hardening.header_transform(hardening.security_headers(frame_ancestors or ["'self'"])))
     server.start()
+    room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()
 
 if __name__ == "__main__":  # python -m app.serve.server [port]

@@ -10,6 +10,7 @@ import pytest
 
 from app.lab.page import LabPage
 from app.lab.state import LabState
+from app.serve import stream
 from app.shell import first_paint as fp
 from app.shell.numbers import fmt_delta, fmt_log10
 from dpcore import certify
@@ -149,23 +150,23 @@ def built_page(frag: str = "<!--dp-first-paint--><section>card</section><!--/dp-
 
 
 def test_head_splits_at_its_first_script_or_style_sheet() -> None:
-    head, _ = fp.split_head(built_page()) or ("", "")
-    prefix, tail, close = fp.split_resources(head)
+    head, _ = stream.split_head(built_page()) or ("", "")
+    prefix, tail, close = stream.split_resources(head)
     assert prefix + tail + close == head
     assert prefix.endswith("<head>\n") and "<script" not in prefix
     assert tail.startswith('<script type="esms-options">') and close.startswith("</head>")
     assert close.rstrip().endswith("<body>")
-    hints = fp.preload_hints(tail)
+    hints = stream.preload_hints(tail)
     assert hints == ('<link rel="preload" as="style" '
                      'href="static/extensions/panel/css/listpanel.css?v=1.9.4">')
 
 
 def test_early_and_rest_chunks_make_one_page_with_one_card() -> None:
     page = built_page()
-    head, _ = fp.split_head(page) or ("", "")
-    early = fp.early_chunk(head, "<!--dp-first-paint--><section class=\"dp-first-paint\">"
+    head, _ = stream.split_head(page) or ("", "")
+    early = stream.early_chunk(head, "<!--dp-first-paint--><section class=\"dp-first-paint\">"
                                  "early</section><!--/dp-first-paint-->")
-    rest = fp.rest_chunk(page, head)
+    rest = stream.rest_chunk(page, head)
     whole = early + rest
     assert "dp-first-paint dp-first-paint-early" in early and "early</section>" in early
     assert "bokeh.min.js" not in early and "listpanel.css" in early  # a style sheet hint
@@ -180,25 +181,25 @@ def test_early_and_rest_chunks_make_one_page_with_one_card() -> None:
 
 def test_rest_chunk_when_the_built_page_differs() -> None:
     page = built_page()
-    head, _ = fp.split_head(page) or ("", "")
+    head, _ = stream.split_head(page) or ("", "")
     other = page.replace("</head>", '<link rel="stylesheet" href="new.css"></head>')
-    rest = fp.rest_chunk(other, head)
+    rest = stream.rest_chunk(other, head)
     assert rest.count('href="new.css"') == 1 and rest.count("bokeh.min.js") == 1
     # A failed build (no card in it): the early card goes away.
     failed = "<html><head></head><body><main>failed</main></body></html>"
-    out = fp.rest_chunk(failed, head)
+    out = stream.rest_chunk(failed, head)
     assert "f.remove()" in out and "failed" in out
-    assert "f.remove()" in fp.rest_chunk("no body at all", head)
+    assert "f.remove()" in stream.rest_chunk("no body at all", head)
 
 
 def test_only_pages_with_a_card_provide_a_head() -> None:
-    fp._HEADS.clear()
-    fp.remember_head(("k",), "<html><head></head><body>no card</body></html>")
-    assert fp.early_head(("k",)) is None
+    stream._HEADS.clear()
+    stream.remember_head(("k",), "<html><head></head><body>no card</body></html>")
+    assert stream.early_head(("k",)) is None
     page = built_page()
-    fp.remember_head(("k",), page)
-    assert fp.early_head(("k",)) == fp.split_head(page)[0]  # type: ignore[index]
-    fp._HEADS.clear()
+    stream.remember_head(("k",), page)
+    assert stream.early_head(("k",)) == stream.split_head(page)[0]  # type: ignore[index]
+    stream._HEADS.clear()
 
 
 def test_early_first_paint_matches_the_page() -> None:
@@ -220,16 +221,16 @@ def test_early_first_paint_matches_the_page() -> None:
 
 def test_a_page_whose_head_is_not_known_yet_streams_with_a_minimal_one() -> None:
     page = built_page()
-    sent = fp.generic_head("ko")
-    early = fp.early_chunk(sent, "<!--dp-first-paint--><section class=\"dp-first-paint\">"
+    sent = stream.generic_head("ko")
+    early = stream.early_chunk(sent, "<!--dp-first-paint--><section class=\"dp-first-paint\">"
                                  "early</section><!--/dp-first-paint-->")
     assert early.startswith('<!DOCTYPE html>\n<html lang="ko">') and "early</section>" in early
     assert "<script" not in early.split("<body>")[0]
-    whole = early + fp.rest_chunk(page, sent)
+    whole = early + stream.rest_chunk(page, sent)
     assert whole.count("<section") == 1 and whole.count("<head>") == 1
     # Every tag of the real <head> comes once, in its order, after the early card.
-    head = fp.split_head(page)[0]  # type: ignore[index]
-    tags = [t for t in fp._HEAD_TAG.findall(head) if t not in sent]
+    head = stream.split_head(page)[0]  # type: ignore[index]
+    tags = [t for t in stream._HEAD_TAG.findall(head) if t not in sent]
     body = whole.split("early</section>", 1)[1]
     positions = [body.find(t) for t in tags]
     assert all(p >= 0 for p in positions) and positions == sorted(positions)
