@@ -652,12 +652,15 @@ class Page:
         self.session_id = session_id(self.token) if self.token else None
 
 
-async def get_page(url: str, cookie: str | None = None, timeout: float = 60.0) -> Page:
-    """GET a page; ``cookie``: a worker name to be pinned to (the dplab_w cookie)."""
+async def get_page(url: str, cookie: str | None = None, timeout: float = 60.0,
+                   extra_cookies: dict[str, str] | None = None) -> Page:
+    """GET a page; ``cookie``: a worker name to be pinned to (the dplab_w cookie);
+    ``extra_cookies``: more cookies to send (e.g. the live class's ``dplab_teacher``)."""
     from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
     headers = {"Accept-Language": "en-US,en;q=0.9"}
     sent = {"dplab_w": cookie} if cookie else {}
+    sent.update(extra_cookies or {})
     if sent:
         headers["Cookie"] = cookie_header(sent)
     req = HTTPRequest(url, headers=headers, request_timeout=timeout, follow_redirects=False)
@@ -694,10 +697,10 @@ class Tab(Session):
 
     @classmethod
     async def open(cls, url: str, cookie: str | None = None, origin: str | None = None,
-                   timeout: float = 60.0) -> Tab:
+                   timeout: float = 60.0, extra_cookies: dict[str, str] | None = None) -> Tab:
         from tornado.httpclient import HTTPRequest
 
-        page = await get_page(url, cookie, timeout)
+        page = await get_page(url, cookie, timeout, extra_cookies)
         if page.status != 200 or page.token is None:
             raise TabError(f"GET {url}: HTTP {page.status}, token={page.token is not None}")
         scheme, netloc = urlsplit(url)[:2]

@@ -41,6 +41,9 @@ class TourState(param.Parameterized):
                            doc="Option the student predicted at this step (-1: none yet).")
     revealed = param.Boolean(default=True,
                              doc="False while a prediction step hides the certification card.")
+    held = param.Boolean(default=False,
+                         doc="True while a live class holds the card concealed: a prediction "
+                             "is recorded but only the teacher reveals (issue 20).")
 
     def __init__(self, steps: tuple[lessons.TourStep, ...], lab: LabState, **params: Any) -> None:
         super().__init__(**params)
@@ -85,10 +88,11 @@ class TourState(param.Parameterized):
         cur = self.current
         if cur is None or cur.predict is None or not 0 <= option < len(cur.options):
             return
-        self.param.update(choice=option, revealed=True)
+        self.param.update(choice=option, revealed=not self.held)
 
     def reveal(self) -> None:
-        self.revealed = True
+        if not self.held:
+            self.revealed = True
 
 
 def _plain(text: str) -> str:
@@ -160,7 +164,7 @@ class TourPanel:
                                css_classes=["dp-tour-step"], sizing_mode="stretch_width",
                                margin=(0, 0, 10, 0), styles=PANEL_STYLES)
         self.opener = pn.Row(self.start_btn, margin=(0, 0, 6, 0))
-        self.tour.param.watch(lambda *e: self.refresh(), ["step", "choice", "revealed"])
+        self.tour.param.watch(lambda *e: self.refresh(), ["step", "choice", "revealed", "held"])
         self.refresh()
 
     def _option_button(self, i: int, text: str) -> pn.widgets.Button:
@@ -189,6 +193,8 @@ class TourPanel:
                  f'<p class="dp-tour-count" aria-live="polite">{html.escape(count)}</p>'
                  f"<h2>{_inline(cur.title)}</h2>{_plain(cur.body)}"]
         show_options = cur.predict is not None and not tour.revealed
+        # A live class (tour.held): one answer, then the teacher reveals for everyone.
+        answered = tour.held and tour.choice >= 0
         if cur.predict is not None:
             parts.append(f'<p class="dp-tour-predict">{_inline(cur.predict)}</p>')
             if tour.revealed:
@@ -206,8 +212,8 @@ class TourPanel:
         parts.append(f'<p class="dp-tour-keys">{t("tour.keys", lang)}</p></div>')
         self.text.object = "".join(parts)
         self.options.objects = ([self._option_button(i, o) for i, o in enumerate(cur.options)]
-                                if show_options else [])
-        self.reveal_btn.visible = show_options
+                                if show_options and not answered else [])
+        self.reveal_btn.visible = show_options and not tour.held
         self.back_btn.disabled = tour.step <= 1
         self.next_btn.disabled = tour.step >= tour.total
         if self.on_change:

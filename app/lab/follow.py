@@ -1,0 +1,100 @@
+"""The lab as a :class:`app.shell.follow.Followable`: its address query, tour step and card
+concealment are what a live class shares (issue 20).
+
+Applying a teacher's snapshot sets only the parameters that differ (one batch, so the page
+refreshes once), and the target values of a snapshot are computed once per process, not once
+per following student.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import param
+
+from app.lab.state import URL_NAMES, LabState
+
+if TYPE_CHECKING:
+    from app.lab.page import LabPage
+
+# LabState parameters that the address carries (what a following lab takes over).
+SHARED = ("query", "n", "B", "sigma", "eps", "delta", "delta_text", "data", "record",
+          "replacement", "eps_lo", "eps_hi", "scale")
+
+
+@functools.lru_cache(maxsize=256)
+def _target(items: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    s = LabState()
+    s.apply_url(dict(items))
+    return {name: getattr(s, name) for name in SHARED}
+
+
+def target_values(query: Mapping[str, str]) -> dict[str, Any]:
+    """LabState values of an address query (cached: every follower gets the same snapshot)."""
+    items = tuple(sorted((str(k), str(v)) for k, v in query.items() if k in URL_NAMES))
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in _target(items).items()}
+
+
+class LabFollowable:
+    """Adapter between a :class:`LabPage` and a room link."""
+
+    def __init__(self, lab: LabPage) -> None:
+        self.lab = lab
+        self.lang = lab.lang
+        self._applying = False
+        self._changed: list[Callable[[], None]] = []
+        self._predicted: list[Callable[[int], None]] = []
+        lab.state.param.watch(self._on_change, list(SHARED))
+        if lab.tour is not None:
+            lab.tour.param.watch(self._on_change, ["step", "revealed"])
+            lab.tour.param.watch(self._on_choice, ["choice"])
+
+    def _on_change(self, *_: Any) -> None:
+        if not self._applying:
+            for cb in self._changed:
+                cb()
+
+    def _on_choice(self, event: Any) -> None:
+        if event.new >= 0:
+            for cb in self._predicted:
+                cb(int(event.new))
+
+    def room_snapshot(self) -> dict[str, Any]:
+        tour = self.lab.tour
+        return {"lab": self.lab.state.url_query(),
+                "tour": int(tour.step) if tour is not None else 0,
+                "revealed": bool(tour.revealed) if tour is not None else True}
+
+    def apply_room_snapshot(self, snap: Mapping[str, Any], *, hold: bool) -> None:
+        lab, tour = self.lab, self.lab.tour
+        self._applying = True
+        try:
+            step = int(snap.get("tour") or 0)
+            if tour is not None and step != tour.step:
+                tour.go(step)
+            values = target_values(snap.get("lab") or {})
+            diff = {k: v for k, v in values.items() if getattr(lab.state, k) != v}
+            if diff:
+                with param.parameterized.batch_call_watchers(lab.state):
+                    lab.state.param.update(**diff, errors={})
+            if tour is not None:
+                revealed = bool(snap.get("revealed", True))
+                tour.param.update(held=hold and not revealed, revealed=revealed)
+        finally:
+            self._applying = False
+
+    def on_room_change(self, callback: Callable[[], None]) -> None:
+        self._changed.append(callback)
+
+    def on_prediction(self, callback: Callable[[int], None]) -> None:
+        self._predicted.append(callback)
+
+    def prediction(self) -> tuple[str, int] | None:
+        tour = self.lab.tour
+        cur = tour.current if tour is not None else None
+        if cur is None or cur.predict is None:
+            return None
+        assert tour is not None
+        return str(tour.step), len(cur.options)

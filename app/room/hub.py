@@ -1,0 +1,289 @@
+"""One per process: the room store, the listener that hands room messages to this process's
+labs, and the room operations the pages use (create, publish, ask, reveal, answer, end).
+
+A teacher's change reaches each process once (pub/sub) and each following lab on it through
+its own document's next tick; the values a snapshot sets are computed once per process
+(app/lab/follow.py). Each process writes how many of its labs are connected and following
+every ``COUNT_EVERY_S`` (``workers`` hash of the room, one field per process); the room page
+sums the fresh entries. When the store is lost every lab keeps working on its own, the links
+say so, and the listener retries; once it is back each room's current state is fetched again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from app.room import codes
+from app.room.state import ended_message, new_question, parse_message, state_message, tally
+from app.room.store import RoomStore, StoreDown, open_store
+
+log = logging.getLogger("dplab.room")
+COUNT_EVERY_S = 2.0
+RETRY_MIN_S, RETRY_MAX_S = 0.5, 5.0
+
+
+class Member(Protocol):
+    """A lab in a room (app/room/link.py's RoomLink)."""
+
+    code: str
+    student: bool
+
+    def deliver(self, msg: Mapping[str, Any]) -> None: ...
+
+    def store_status(self, ok: bool) -> None: ...
+
+    def counts(self) -> tuple[int, int]:
+        """(connected, following) this member adds to the room's count."""
+        ...
+
+
+class RoomHub:
+    def __init__(self, store: RoomStore) -> None:
+        self.store = store
+        self.worker = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.members: dict[str, set[Member]] = {}
+        self.latest: dict[str, dict[str, Any]] = {}  # code -> last state message seen here
+        self.ok = True
+        self._tasks: list[asyncio.Task[None]] = []
+        self._counted: set[str] = set()
+
+    # ---- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the listener and the count writer on the running loop (idempotent)."""
+        if self._tasks and not all(t.done() for t in self._tasks):
+            return
+        loop = asyncio.get_event_loop()
+        self._tasks = [loop.create_task(self._listen()), loop.create_task(self._count_loop())]
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self._tasks = []
+
+    def _set_ok(self, ok: bool) -> None:
+        if ok != self.ok:
+            self.ok = ok
+            log.warning("room store %s", "back" if ok else "lost: labs work on their own")
+            for members in list(self.members.values()):
+                for m in list(members):
+                    m.store_status(ok)
+
+    async def _listen(self) -> None:
+        delay = RETRY_MIN_S
+        while True:
+            try:
+                await self.store.ping()
+                stream = self.store.listen()
+                first = True
+                try:
+                    async for code, text in stream:
+                        if first:
+                            first = False
+                        self._dispatch(code, text)
+                        delay = RETRY_MIN_S
+                finally:
+                    with contextlib.suppress(Exception):
+                        await stream.aclose()  # type: ignore[attr-defined]
+            except StoreDown:
+                self._set_ok(False)
+                await asyncio.sleep(delay)
+                delay = min(RETRY_MAX_S, delay * 2)
+                continue
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("room listener failed; retrying", exc_info=True)
+                await asyncio.sleep(delay)
+
+    async def _resync(self) -> None:
+        """After the store came back: every room with labs here gets its current state."""
+        for code in list(self.members):
+            try:
+                text = await self.store.get(code, "state")
+                exists = await self.store.exists(code)
+            except StoreDown:
+                return
+            if not exists:
+                self._dispatch(code, ended_message())
+            elif text:
+                self._dispatch(code, text)
+
+    def _dispatch(self, code: str, text: str) -> None:
+        msg = parse_message(text)
+        if msg is None:
+            return
+        if msg["type"] == "state":
+            old = self.latest.get(code)
+            if old is not None and old["seq"] > msg["seq"]:
+                return
+            self.latest[code] = msg
+        else:
+            self.latest.pop(code, None)
+        for m in list(self.members.get(code, ())):
+            try:
+                m.deliver(msg)
+            except Exception:
+                log.warning("room: a lab could not take the room's state", exc_info=True)
+
+    async def _count_loop(self) -> None:
+        while True:
+            await asyncio.sleep(COUNT_EVERY_S)
+            try:
+                await self.ping_ok()
+                await self.write_counts()
+            except StoreDown:
+                self._set_ok(False)
+            except Exception:
+                log.warning("room counts not written", exc_info=True)
+
+    async def ping_ok(self) -> None:
+        await self.store.ping()
+        if not self.ok:
+            self._set_ok(True)
+            await self._resync()
+
+    async def write_counts(self) -> None:
+        now = time.time()
+        for code in set(self.members) | self._counted:
+            members = self.members.get(code, set())
+            c = f = 0
+            for m in members:
+                if m.student:
+                    mc, mf = m.counts()
+                    c, f = c + mc, f + mf
+            if members:
+                self._counted.add(code)
+                await self.store.hset(code, "workers", self.worker,
+                                      json.dumps({"c": c, "f": f, "t": now}))
+            else:
+                self._counted.discard(code)
+                await self.store.hdel(code, "workers", self.worker)
+
+    # ---- members ---------------------------------------------------------------------------
+    def join(self, member: Member) -> dict[str, Any] | None:
+        """Add a lab to its room; returns the room's last state known here (or None)."""
+        self.start()
+        self.members.setdefault(member.code, set()).add(member)
+        return self.latest.get(member.code)
+
+    def leave(self, member: Member) -> None:
+        ms = self.members.get(member.code)
+        if ms is not None:
+            ms.discard(member)
+            if not ms:
+                del self.members[member.code]
+
+    # ---- room operations (teacher) -------------------------------------------------------
+    async def create_room(self, lang: str = "ko") -> str:
+        for _ in range(20):
+            code = codes.new_code()
+            if await self.store.create(code, {"created": str(int(time.time())), "lang": lang}):
+                await self.store.set(code, "state", state_message(0, "room", _empty_snap(),
+                                                                  None))
+                return code
+        raise RuntimeError("no free room code after 20 tries")
+
+    async def state(self, code: str) -> dict[str, Any] | None:
+        """The room's current state message (None: no such room)."""
+        text = await self.store.get(code, "state")
+        msg = parse_message(text)
+        return msg if msg is not None and msg["type"] == "state" else None
+
+    async def publish(self, code: str, snap: Mapping[str, Any], origin: str,
+                      question: Any = "keep") -> int | None:
+        """Make ``snap`` the room's state (and ``question``, unless "keep"); every lab of the
+        room shows it. Returns the new sequence number, None when the room is gone."""
+        if question == "keep":
+            cur = await self.state(code)
+            question = cur.get("question") if cur else None
+            # a tour question belongs to its step
+            if question and question.get("kind") == "tour" and \
+                    str(snap.get("tour")) != question.get("ref"):
+                question = None
+        seq = await self.store.incr(code, "seq")
+        if seq is None:
+            return None
+        text = state_message(seq, origin, snap, question)
+        await self.store.set(code, "state", text)
+        await self.store.publish(code, text)
+        return seq
+
+    async def ask(self, code: str, kind: str, ref: str, n_options: int,
+                  answer: int | None) -> dict[str, Any] | None:
+        """Open a class question; a tour question also conceals the card for everyone."""
+        cur = await self.state(code)
+        if cur is None:
+            return None
+        q = new_question(kind, ref, n_options, answer)
+        snap = dict(cur["snap"])
+        if kind == "tour":
+            snap.update(tour=int(ref), revealed=False)
+        await self.publish(code, snap, "room", q)
+        return q
+
+    async def reveal(self, code: str) -> bool:
+        cur = await self.state(code)
+        if cur is None:
+            return False
+        snap = {**cur["snap"], "revealed": True}
+        q = cur.get("question")
+        if q:
+            q = {**q, "revealed": True}
+        return await self.publish(code, snap, "room", q) is not None
+
+    async def start_tour(self, code: str, step: int = 1) -> bool:
+        cur = await self.state(code)
+        if cur is None:
+            return False
+        import lessons
+
+        steps = lessons.tour("ko")
+        step = max(1, min(len(steps), step))
+        lab = {**steps[step - 1].lab}
+        snap = {"lab": lab, "tour": step, "revealed": steps[step - 1].predict is None}
+        return await self.publish(code, snap, "room", None) is not None
+
+    async def answer(self, code: str, qid: str, member_id: str, option: int) -> bool | None:
+        """Record one answer per lab session (the first); None when the room is gone."""
+        return await self.store.hsetnx(code, f"answers:{qid}", member_id, str(int(option)))
+
+    async def counts_of(self, code: str, question: Mapping[str, Any]) -> list[int]:
+        return tally(await self.store.hgetall(code, f"answers:{question['id']}"),
+                     int(question["n"]))
+
+    async def end(self, code: str) -> None:
+        """End the class: everything of the room is deleted at once, the labs are told."""
+        await self.store.delete(code)
+        await self.store.publish(code, ended_message())
+
+
+def _empty_snap() -> dict[str, Any]:
+    return {"lab": {}, "tour": 0, "revealed": True}
+
+
+_HUB: list[RoomHub] = []
+
+
+def get_hub() -> RoomHub:
+    """This process's hub (the store from ``DPLAB_REDIS_URL``, else in-process)."""
+    if not _HUB:
+        _HUB.append(RoomHub(open_store()))
+    return _HUB[0]
+
+
+def set_hub(hub: RoomHub | None) -> None:
+    """Tests: use ``hub`` (None: make a new one from the environment next time)."""
+    _HUB.clear()
+    if hub is not None:
+        _HUB.append(hub)

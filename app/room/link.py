@@ -1,0 +1,383 @@
+"""A lab's tie to a room (:class:`RoomLink`, an ``app.shell.follow.PageLink``).
+
+- A student's lab follows: each room state is applied to the lab on its document's next tick
+  (``hold``: the card stays concealed until the teacher reveals). "Explore on my own"
+  (``dp-follow``, a toggle) detaches, "follow again" jumps back to the room's state. The only
+  thing a student's session sends to the room is one answer per class question.
+- A teacher's lab (``/lab?room=CODE`` opened with the ``dplab_teacher`` cookie) leads: each
+  change made there is published as the room's state; changes from another teacher tab are
+  applied (the last change wins, both show it). It also shows the counts, "ask the class",
+  "reveal" and the live distribution of answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import html
+import logging
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import panel as pn
+
+from app.room import codes
+from app.room.hub import RoomHub, get_hub
+from app.room.questions import question_text
+from app.room.render import distribution_html
+from app.room.state import FollowState, sum_counts
+from app.shell import assets, widgets
+from app.shell.follow import Followable
+from app.shell.i18n import t
+from app.shell.urls import href
+
+log = logging.getLogger("dplab.room")
+ROOM_CSS = assets.text("dplab-room-lab.css") + "\n" + assets.text("dplab-room-dist.css")
+LEADER_POLL_MS = 1000
+_RUNNING: set[asyncio.Future[None]] = set()  # the links' store calls in flight
+
+
+class RoomLink:
+    """Leads (teacher) or follows (student) room ``code`` for one lab session."""
+
+    def __init__(self, code_text: str | None, *, teacher: bool, hub: RoomHub | None = None
+                 ) -> None:
+        self.code = codes.normalise(code_text) or ""
+        self.student = not teacher
+        self.id = secrets.token_hex(8)  # random, per session: counts one answer per student
+        self.hub = hub or get_hub()
+        self.state = FollowState(code=self.code, role="teacher" if teacher else "student")
+        self.page: Followable | None = None
+        self.lang = "ko"
+        self.doc: Any = None
+        self._ever_connected = False
+        self._publishing = False
+        self._republish = False
+        self._latest: Mapping[str, Any] | None = None
+        self.banner = widgets.TextPane("", css_classes=["dp-room-banner"],
+                                       stylesheets=[ROOM_CSS], sizing_mode="stretch_width",
+                                       margin=(0, 0, 6, 0))
+        self.toggle: pn.widgets.Toggle | None = None
+        self.question_pane = pn.Column(sizing_mode="stretch_width", margin=0,
+                                       css_classes=["dp-room-question"], visible=False)
+        self.dist = widgets.TextPane("", stylesheets=[ROOM_CSS], sizing_mode="stretch_width",
+                                     css_classes=["dp-room-dist-pane"], visible=False)
+        self.ask_btn: pn.widgets.Button | None = None
+        self.reveal_btn: pn.widgets.Button | None = None
+
+    # ---- PageLink ------------------------------------------------------------------------
+    def attach(self, page: Followable) -> list[Any]:
+        self.page, self.lang = page, page.lang
+        self.doc = pn.state.curdoc
+        objects: list[Any] = [self.banner]
+        if not self.code:
+            self.state.status = "unknown"
+            self._render()
+            return objects
+        if self.student:
+            self.toggle = pn.widgets.Toggle(
+                name=t("room.follow.detach", self.lang), value=True, button_type="primary",
+                css_classes=["dp-follow"], margin=(0, 0, 6, 0))
+            self.toggle.param.watch(self._on_toggle, "value")
+            objects += [self.toggle, self.question_pane]
+            page.on_prediction(self._on_prediction)
+        else:
+            self.ask_btn = pn.widgets.Button(name=t("room.ask", self.lang),
+                                             button_type="primary", css_classes=["dp-room-ask"])
+            self.reveal_btn = pn.widgets.Button(name=t("room.reveal", self.lang),
+                                                css_classes=["dp-room-reveal"])
+            self.ask_btn.on_click(lambda e: self._spawn(self._ask()))
+            self.reveal_btn.on_click(lambda e: self._spawn(self.hub.reveal(self.code)))
+            objects += [pn.Row(self.ask_btn, self.reveal_btn, margin=(0, 0, 6, 0)), self.dist]
+            page.on_room_change(self._on_local_change)
+            if self.doc is not None and self.doc.session_context is not None:
+                pn.state.add_periodic_callback(lambda: self._spawn(self._poll()),
+                                               period=LEADER_POLL_MS)
+        latest = self.hub.join(self)
+        if self.doc is not None:
+            try:
+                self.doc.on_session_destroyed(lambda ctx: self.hub.leave(self))
+            except Exception:  # a document outside a server session (tests)
+                pass
+        if latest is not None:
+            self._take(latest)  # the room's state known here: the page is built with it
+        else:
+            self._spawn(self._fetch())
+        self._render()
+        return objects
+
+    # ---- Member (app/room/hub.py) ----------------------------------------------------------
+    def deliver(self, msg: Mapping[str, Any]) -> None:
+        doc = self.doc
+        if doc is None or doc.session_context is None:
+            self._take(msg)
+            return
+        if self._ever_connected and not self._connected():
+            return  # a closed tab that Bokeh has not discarded yet
+        from panel.io.state import set_curdoc
+
+        def run() -> None:
+            with set_curdoc(doc):
+                self._take(msg)
+
+        doc.add_next_tick_callback(run)
+
+    def store_status(self, ok: bool) -> None:
+        def run() -> None:
+            if not ok and self.state.status == "live":
+                self.state.status = "lost"
+            elif ok and self.state.status == "lost":
+                self.state.status = "live"
+            self._render()
+
+        self._in_doc(run)
+
+    def counts(self) -> tuple[int, int]:
+        c = 1 if self._connected() else 0
+        return c, c if (self.state.following and self.state.status in ("live", "lost")) else 0
+
+    # ---- internals -------------------------------------------------------------------------
+    def _in_doc(self, fn: Any) -> None:
+        doc = self.doc
+        if doc is None or doc.session_context is None:
+            fn()
+            return
+        from panel.io.state import set_curdoc
+
+        def run() -> None:
+            with set_curdoc(doc):
+                fn()
+
+        doc.add_next_tick_callback(run)
+
+    def _connected(self) -> bool:
+        ctx = getattr(self.doc, "session_context", None)
+        session = getattr(ctx, "_session", None)
+        n = int(getattr(session, "connection_count", 0) or 0)
+        if n > 0:
+            self._ever_connected = True
+        return n > 0
+
+    def _spawn(self, coro: Any) -> None:
+        async def guarded() -> None:
+            try:
+                await coro
+            except Exception as exc:
+                from app.room.store import StoreDown
+
+                if isinstance(exc, StoreDown):
+                    self.store_status(False)
+                else:
+                    log.warning("room: %s", type(exc).__name__, exc_info=True)
+
+        task = asyncio.ensure_future(guarded())
+        _RUNNING.add(task)
+        task.add_done_callback(_RUNNING.discard)
+
+    async def _fetch(self) -> None:
+        msg = await self.hub.state(self.code)
+        if msg is None:
+            def gone() -> None:
+                self.state.status = "unknown"
+                self._render()
+
+            self._in_doc(gone)
+            self.hub.leave(self)
+            return
+        self.deliver(msg)
+
+    def _take(self, msg: Mapping[str, Any]) -> None:
+        """Apply a room message to this lab (inside its document)."""
+        page = self.page
+        if page is None:
+            return
+        if msg.get("type") == "state":
+            self._latest = msg
+        show = self.state.accept(msg)
+        if msg.get("type") == "ended":
+            self.hub.leave(self)
+            page.apply_room_snapshot(page.room_snapshot(), hold=False)
+        elif show and not (self.state.role == "teacher" and msg.get("origin") == self.id):
+            snap = dict(msg.get("snap") or {})
+            q = self.state.question
+            snap["question"] = q["id"] if q else ""
+            page.apply_room_snapshot(snap, hold=self.student)
+        self._render()
+
+    def _on_toggle(self, event: Any) -> None:
+        page = self.page
+        if page is None:
+            return
+        if event.new:
+            if self.state.reattach() and self._latest is not None:
+                self.state.seq = -1
+                self._take(self._latest)
+            self._spawn(self._fetch())  # and the newest state
+        else:
+            self.state.detach()
+            page.apply_room_snapshot(page.room_snapshot(), hold=False)
+        self._render()
+
+    def _on_prediction(self, option: int) -> None:
+        q = self.state.question
+        page = self.page
+        if q is None or q.get("kind") != "tour" or page is None:
+            return
+        current = page.prediction()
+        if current is None or current[0] != q.get("ref"):
+            return
+        self._answer(option)
+
+    def _on_option(self, option: int, _event: Any) -> None:
+        self._answer(option)
+
+    def _answer(self, option: int) -> None:
+        if not self.state.may_answer(option):
+            return
+        q = self.state.question or {}
+        self.state.record_answer(option)
+        self._spawn(self.hub.answer(self.code, str(q["id"]), self.id, option))
+        self._render()
+
+    def _on_local_change(self) -> None:
+        if self.state.role != "teacher" or self.state.status not in ("live", "lost"):
+            return
+        if self._publishing:
+            self._republish = True
+            return
+        self._publishing = True
+        self._spawn(self._publish())
+
+    async def _publish(self) -> None:
+        try:
+            while True:
+                self._republish = False
+                page = self.page
+                if page is None:
+                    return
+                await self.hub.publish(self.code, page.room_snapshot(), self.id)
+                if not self._republish:
+                    return
+        finally:
+            self._publishing = False
+
+    async def _ask(self) -> None:
+        page = self.page
+        pred = page.prediction() if page is not None else None
+        if pred is None:
+            return
+        qt = question_text("tour", pred[0], self.lang)
+        await self.hub.publish(self.code, page.room_snapshot(), self.id)  # type: ignore[union-attr]
+        await self.hub.ask(self.code, "tour", pred[0], pred[1], qt.answer if qt else None)
+
+    async def _poll(self) -> None:
+        """Teacher's lab: the counts and the distribution of answers, once a second."""
+        import time
+
+        if self.state.status not in ("live", "lost"):
+            return
+        workers = await self.hub.store.hgetall(self.code, "workers")
+        q = self.state.question
+        counts = await self.hub.counts_of(self.code, q) if q else []
+        connected, following = sum_counts(workers, time.time())
+
+        def show() -> None:
+            self._counts = (connected, following)
+            self._dist_counts = counts
+            self._render()
+
+        self._in_doc(show)
+
+    # ---- view ------------------------------------------------------------------------------
+    def _render(self) -> None:
+        st, lang = self.state, self.lang
+        code = html.escape(st.code or "")
+        text = t(st.banner_key(), lang, code=code)
+        extra = ""
+        q = st.question
+        qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
+        if st.role == "teacher" and st.status in ("live", "lost"):
+            c, f = getattr(self, "_counts", (0, 0))
+            room = href(f"/teach?room={st.code}&lang={lang}")
+            extra = (f' <span class="dp-room-count">'
+                     f'{html.escape(t("room.count", lang, connected=c, following=f))}</span>'
+                     f' <a href="{html.escape(room)}" target="_blank" rel="noopener">'
+                     f'{html.escape(t("room.open_room_page", lang))}</a>')
+        elif st.follows and q is not None and not q.get("revealed"):
+            if st.answered >= 0 and st.answered_id == q.get("id") and qt is not None:
+                extra = " " + html.escape(t("room.answered", lang,
+                                            answer=qt.options[st.answered]
+                                            if st.answered < len(qt.options) else "?"))
+            elif q.get("kind") == "tour":
+                extra = " " + html.escape(t("room.asked_tour", lang))
+            else:
+                extra = " " + html.escape(t("room.asked_quiz", lang))
+        cls = f"dp-room-banner-inner dp-room-{st.status}"
+        if st.status == "live" and st.role == "student" and not st.following:
+            cls += " dp-room-own"
+        role = ' role="alert"' if st.status in ("lost", "ended", "unknown") else ' role="status"'
+        self.banner.object = f'<div class="{cls}"{role}><p>{html.escape(text)}{extra}</p></div>'
+        if self.toggle is not None:
+            following = st.following
+            self.toggle.name = t("room.follow.detach" if following else "room.follow.again",
+                                 lang)
+            if self.toggle.value != following:
+                self.toggle.value = following
+            self.toggle.visible = st.status in ("live", "lost")
+            self.toggle.button_type = "primary" if following else "default"
+        if st.role == "student":
+            self._render_quiz(qt)
+        else:
+            self._render_leader(qt)
+
+    def _render_quiz(self, qt: Any) -> None:
+        st, q = self.state, self.state.question
+        show = (q is not None and q.get("kind") == "quiz" and st.follows and qt is not None
+                and (not q.get("revealed") or st.answered >= 0))
+        if not show:
+            if self.question_pane.visible:
+                self.question_pane.visible = False
+                self.question_pane.objects = []
+            return
+        lang = self.lang
+        head = widgets.TextPane(f'<p class="dp-room-qtext"><strong>'
+                                f'{html.escape(t("room.quiz_heading", lang))}</strong> '
+                                f"{html.escape(qt.text)}</p>", stylesheets=[ROOM_CSS],
+                                sizing_mode="stretch_width", margin=0)
+        items: list[Any] = [head]
+        if q is not None and q.get("revealed") and qt.answer is not None:
+            items.append(widgets.TextPane(
+                f'<p class="dp-room-right">{html.escape(t("room.right_answer", lang, answer=qt.options[qt.answer]))}</p>',  # noqa: E501
+                stylesheets=[ROOM_CSS], margin=0, sizing_mode="stretch_width"))
+        elif st.answered < 0:
+            for i, o in enumerate(qt.options):
+                b = pn.widgets.Button(name=o, css_classes=["dp-room-option",
+                                                           f"dp-room-option-{i}"],
+                                      margin=(2, 6, 2, 0))
+                b.on_click(functools.partial(self._on_option, i))
+                items.append(b)
+        self.question_pane.objects = items
+        self.question_pane.visible = True
+
+    def _render_leader(self, qt: Any) -> None:
+        st, q = self.state, self.state.question
+        page = self.page
+        if self.ask_btn is None or self.reveal_btn is None:
+            return
+        live = st.status in ("live", "lost")
+        self.ask_btn.disabled = not live or page is None or page.prediction() is None or (
+            q is not None and not q.get("revealed"))
+        self.reveal_btn.disabled = not live
+        if q is None:
+            self.dist.visible = False
+            return
+        counts = getattr(self, "_dist_counts", []) or [0] * int(q["n"])
+        self.dist.object = distribution_html(qt, counts, bool(q.get("revealed")), self.lang)
+        self.dist.visible = True
+
+
+def link_for_session(code_text: str | None, teacher: bool) -> RoomLink:
+    """The link for a ``/lab?room=CODE`` session (``teacher``: the request had a valid
+    ``dplab_teacher`` cookie)."""
+    return RoomLink(code_text, teacher=teacher)

@@ -1,0 +1,388 @@
+"""The live class's plain pages (Tornado handlers, no Bokeh session): ``/teach``, ``/join``.
+
+- ``GET /teach``: the token form (field ``token``); with a valid ``dplab_teacher`` cookie, a
+  "start a class" button instead. ``POST /teach`` with the right token (or the cookie and its
+  form token) creates a room: ``303`` to ``/teach?room=CODE`` and the cookie (HttpOnly,
+  SameSite=Strict). A wrong token: 403 with a message; too many: 429.
+- ``GET /teach?room=CODE`` (cookie): the room page: the code (``dp-room-code``), the join
+  address and its QR code, the counts (``dp-room-count``), the buttons (open the projected
+  lab, start the tour, ask the class, reveal, end the class) and the live distribution of the
+  answers (assets/dplab-teach.js polls ``GET /teach/api/rooms/CODE``).
+- ``POST /teach/rooms/CODE/<action>``: the buttons (cookie + form token + same origin).
+- ``GET /join``: type the code; ``/join?room=CODE`` leads to ``/lab?room=CODE``; an unknown
+  code says so (rate-limited per client).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import time
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import tornado.web
+
+from app.room import codes, tokens
+from app.room.hub import get_hub
+from app.room.questions import question_text, quiz_refs
+from app.room.render import distribution_html, qr_svg
+from app.room.state import RoomView
+from app.room.store import StoreDown
+from app.shell import html as shell_html
+from app.shell.assets import asset_url
+from app.shell.i18n import t
+from app.shell.urls import href
+
+log = logging.getLogger("dplab.room")
+WRONG_TOKEN = tokens.RateLimit(limit=5, window_s=60.0)
+WRONG_TOKEN_ALL = tokens.RateLimit(limit=30, window_s=60.0)  # every client together
+UNKNOWN_CODE = tokens.RateLimit(limit=10, window_s=60.0)
+ACTIONS = ("tour", "ask", "quiz", "reveal", "end")
+
+
+class _Base(tornado.web.RequestHandler):
+    def initialize(self, https: bool = False) -> None:
+        self.https = https
+
+    def opts(self) -> tuple[str, dict[str, str], list[str]]:
+        args = {k: self.get_query_argument(k) for k in self.request.query_arguments
+                if k in ("lang", "size", "theme")}
+        return shell_html.options(args, self.request.headers.get("Accept-Language"))
+
+    def client(self) -> str:
+        # Behind serve-prod's HAProxy (loopback) the client is in X-Forwarded-For (last hop).
+        ip = self.request.remote_ip or ""
+        fwd = self.request.headers.get("X-Forwarded-For", "")
+        if fwd and ip in ("127.0.0.1", "::1"):
+            ip = fwd.split(",")[-1].strip()
+        return ip
+
+    def is_teacher(self) -> bool:
+        return tokens.check_cookie(self.get_cookie(tokens.COOKIE))
+
+    def same_origin(self) -> bool:
+        origin = self.request.headers.get("Origin")
+        if not origin or origin == "null":
+            return origin is None
+        return urlsplit(origin).netloc == self.request.host
+
+    def page(self, status: int, lang: str, kept: dict[str, str], notices: list[str],
+             path: str, title: str, body: str, extra: dict[str, str] | None = None,
+             scripts: tuple[str, ...] = ()) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(shell_html.document(
+            lang=lang, kept=kept, notices=notices, path=path, title=title, body=body,
+            extra_query=extra, css=[asset_url("dplab-room.css"), asset_url("dplab-room-dist.css")],
+            scripts=scripts))
+
+    def query(self, lang: str, kept: dict[str, str], **more: str) -> str:
+        return "?" + urlencode({**more, "lang": lang, **kept})
+
+
+def _e(text: str) -> str:
+    return html.escape(text)
+
+
+class TeachHandler(_Base):
+    async def get(self) -> None:
+        lang, kept, notices = self.opts()
+        room = self.get_query_argument("room", None)
+        if self.get_query_argument("ended", None):
+            notices = [*notices, t("room.teach.ended", lang)]
+        if self.get_query_argument("note", None) == "ask":
+            notices = [*notices, t("room.ask_needs_step", lang)]
+        if not self.is_teacher():
+            self.login(200, lang, kept, notices)
+            return
+        if room is None:
+            self.start_page(lang, kept, notices)
+            return
+        code = codes.normalise(room)
+        try:
+            msg = await get_hub().state(code) if code else None
+        except StoreDown:
+            self.page(503, lang, kept, notices, "/teach", t("room.teach.title", lang),
+                      f'<p role="alert">{_e(t("room.store_down", lang))}</p>')
+            return
+        if code is None or msg is None:
+            self.start_page(lang, kept, [*notices, t("room.teach.no_room", lang)], status=404)
+            return
+        await self.room_page(code, lang, kept, notices)
+
+    def login(self, status: int, lang: str, kept: dict[str, str], notices: list[str],
+              error: str = "") -> None:
+        err = (f'<p class="dp-room-error" id="dp-token-error" role="alert">{_e(error)}</p>'
+               if error else "")
+        described = ' aria-describedby="dp-token-error" aria-invalid="true"' if error else ""
+        body = (f'<section class="dp-room-login"><h1>{_e(t("room.teach.title", lang))}</h1>'
+                f'<p>{_e(t("room.teach.intro", lang))}</p>'
+                f'<form method="post" action="{_e(href("/teach") + self.query(lang, kept))}" '
+                f'class="dp-room-form">'
+                f'<label for="dp-token">{_e(t("room.teach.token", lang))}</label>'
+                f'<input id="dp-token" name="token" type="password" autocomplete="current-password"'
+                f' required{described}>{err}'
+                f'<button type="submit" class="dp-room-btn dp-room-primary">'
+                f'{_e(t("room.teach.create", lang))}</button></form>'
+                f'<p class="dp-room-small">{_e(t("room.teach.where", lang))}</p></section>')
+        self.page(status, lang, kept, notices, "/teach", t("room.teach.title", lang), body)
+
+    def start_page(self, lang: str, kept: dict[str, str], notices: list[str],
+                   status: int = 200) -> None:
+        cookie = self.get_cookie(tokens.COOKIE) or ""
+        body = (f'<section class="dp-room-login"><h1>{_e(t("room.teach.title", lang))}</h1>'
+                f'<p>{_e(t("room.teach.signed_in", lang))}</p>'
+                f'<form method="post" action="{_e(href("/teach") + self.query(lang, kept))}">'
+                f'<input type="hidden" name="csrf" value="{_e(tokens.csrf_token(cookie))}">'
+                f'<button type="submit" class="dp-room-btn dp-room-primary">'
+                f'{_e(t("room.teach.create", lang))}</button></form></section>')
+        self.page(status, lang, kept, notices, "/teach", t("room.teach.title", lang), body)
+
+    async def room_page(self, code: str, lang: str, kept: dict[str, str],
+                        notices: list[str]) -> None:
+        hub = get_hub()
+        view = await load_view(code)
+        cookie = self.get_cookie(tokens.COOKIE) or ""
+        csrf = tokens.csrf_token(cookie)
+        base = f"{self.request.protocol}://{self.request.host}"
+        join = base + href("/join") + "?" + urlencode({"room": code})
+        lab = href("/lab") + "?" + urlencode({"room": code, "lang": lang, "size": "large"})
+
+        def action(name: str, label: str, cls: str = "", extra: str = "") -> str:
+            return (f'<form method="post" class="dp-room-action" action="'
+                    f'{_e(href(f"/teach/rooms/{code}/{name}") + self.query(lang, kept))}">'
+                    f'<input type="hidden" name="csrf" value="{_e(csrf)}">{extra}'
+                    f'<button type="submit" class="dp-room-btn dp-room-{name}-btn {cls}">'
+                    f"{_e(label)}</button></form>")
+
+        quiz_opts = "".join(
+            f'<option value="{_e(ref)}">{_e(_quiz_label(ref, lang))}</option>'
+            for ref in quiz_refs())
+        quiz_select = (f'<label for="dp-room-quiz">{_e(t("room.quiz.label", lang))}</label>'
+                       f'<select id="dp-room-quiz" name="ref">{quiz_opts}</select>')
+        q = view.question
+        qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
+        count = t("room.count", lang, connected=view.connected, following=view.following)
+        step = int((view.snap or {}).get("tour") or 0)
+        step_text = t("room.step", lang, step=step) if step else t("room.no_step", lang)
+        api = href(f"/teach/api/rooms/{code}") + "?" + urlencode({"lang": lang})
+        code_aria = t("room.code_aria", lang, code=" ".join(code))
+        dist = distribution_html(qt, view.counts, bool(q and q.get("revealed")), lang)
+        body = f"""
+<section class="dp-room" data-api="{_e(api)}">
+  <div class="dp-room-join">
+    <p class="dp-room-label">{_e(t("room.code_label", lang))}</p>
+    <p class="dp-room-code" aria-label="{_e(code_aria)}">{_e(code)}</p>
+    <p class="dp-room-address">{_e(t("room.join_at", lang))} <a href="{_e(join)}">{_e(join)}</a></p>
+    <div class="dp-room-qr-box">{qr_svg(join, t("room.qr_title", lang, address=join))}</div>
+  </div>
+  <div class="dp-room-panel">
+    <p class="dp-room-count" aria-live="polite">{_e(count)}</p>
+    <p class="dp-room-step">{_e(step_text)}</p>
+    <div class="dp-room-actions">
+      <a class="dp-room-btn dp-room-primary dp-room-open-lab" href="{_e(lab)}" target="_blank"
+         rel="noopener">{_e(t("room.open_lab", lang))}</a>
+      {action("tour", t("room.start_tour", lang))}
+      {action("ask", t("room.ask", lang), "dp-room-primary")}
+      {action("reveal", t("room.reveal", lang))}
+    </div>
+    <div class="dp-room-actions dp-room-quiz">
+      {action("quiz", t("room.quiz.ask", lang), "", quiz_select)}
+    </div>
+    <div class="dp-room-dist-box">{dist}</div>
+    <div class="dp-room-actions dp-room-end">
+      {action("end", t("room.end", lang), "dp-room-danger")}
+      <p class="dp-room-small">{_e(t("room.end_note", lang))}</p>
+    </div>
+  </div>
+</section>"""
+        del hub
+        self.page(200, lang, kept, notices, "/teach", t("room.page_title", lang, code=code),
+                  body, extra={"room": code}, scripts=(asset_url("dplab-teach.js"),))
+
+    async def post(self) -> None:
+        lang, kept, notices = self.opts()
+        if not self.same_origin():
+            self.login(403, lang, kept, notices, t("room.teach.bad_origin", lang))
+            return
+        typed = self.get_body_argument("token", None)
+        cookie = self.get_cookie(tokens.COOKIE)
+        if typed is None:
+            # signed in already: a new room with the form token
+            if not tokens.check_csrf(cookie, self.get_body_argument("csrf", None)):
+                self.login(403, lang, kept, notices, t("room.teach.expired", lang))
+                return
+        else:
+            client = self.client()
+            wait = max(WRONG_TOKEN.blocked(client), WRONG_TOKEN_ALL.blocked("*"))
+            if wait > 0:
+                self.set_header("Retry-After", str(int(wait) + 1))
+                self.login(429, lang, kept, notices,
+                           t("room.teach.too_many", lang, seconds=int(wait) + 1))
+                return
+            if not tokens.check_token(typed):
+                WRONG_TOKEN.hit(client)
+                WRONG_TOKEN_ALL.hit("*")
+                self.login(403, lang, kept, notices, t("room.teach.wrong", lang))
+                return
+            cookie = tokens.make_cookie()
+            self.set_cookie(tokens.COOKIE, cookie, path=href("/") if href("/") else "/",
+                            httponly=True, samesite="Strict", secure=self.https,
+                            expires_days=tokens.COOKIE_LIFETIME_S / 86400)
+        try:
+            code = await get_hub().create_room(lang)
+        except StoreDown:
+            self.page(503, lang, kept, notices, "/teach", t("room.teach.title", lang),
+                      f'<p role="alert">{_e(t("room.store_down", lang))}</p>')
+            return
+        self.redirect(href("/teach") + self.query(lang, kept, room=code), status=303)
+
+
+def _quiz_label(ref: str, lang: str) -> str:
+    qt = question_text("quiz", ref, lang)
+    text = qt.text if qt else ref
+    return text if len(text) <= 90 else text[:88] + "…"
+
+
+async def load_view(code: str) -> RoomView:
+    hub = get_hub()
+    view = RoomView(code=code)
+    state = await hub.state(code)
+    q = (state or {}).get("question")
+    answers = await hub.store.hgetall(code, f"answers:{q['id']}") if q else {}
+    view.load(state, await hub.store.hgetall(code, "workers"), answers, time.time())
+    return view
+
+
+class RoomActionHandler(_Base):
+    async def post(self, code_text: str, action: str) -> None:
+        lang, kept, notices = self.opts()
+        code = codes.normalise(code_text)
+        cookie = self.get_cookie(tokens.COOKIE)
+        if (code is None or action not in ACTIONS or not self.same_origin()
+                or not tokens.check_csrf(cookie, self.get_body_argument("csrf", None))):
+            self.set_status(403)
+            self.login_or_forbidden(lang, kept, notices)
+            return
+        hub = get_hub()
+        try:
+            if action == "end":
+                await hub.end(code)
+                self.redirect(href("/teach") + self.query(lang, kept, ended="1"), status=303)
+                return
+            if action == "tour":
+                await hub.start_tour(code)
+            elif action == "reveal":
+                await hub.reveal(code)
+            elif action == "ask":
+                cur = await hub.state(code)
+                step = str(int((cur or {}).get("snap", {}).get("tour") or 0))
+                qt = question_text("tour", step, lang)
+                if qt is None:
+                    self.redirect(href("/teach") + self.query(lang, kept, room=code,
+                                                              note="ask"), status=303)
+                    return
+                await hub.ask(code, "tour", step, len(qt.options), qt.answer)
+            elif action == "quiz":
+                ref = self.get_body_argument("ref", "")
+                qt = question_text("quiz", ref, lang) if ref in quiz_refs() else None
+                if qt is not None:
+                    await hub.ask(code, "quiz", ref, len(qt.options), qt.answer)
+        except StoreDown:
+            self.set_status(503)
+            self.finish(t("room.store_down", lang))
+            return
+        self.redirect(href("/teach") + self.query(lang, kept, room=code), status=303)
+
+    def login_or_forbidden(self, lang: str, kept: dict[str, str], notices: list[str]) -> None:
+        self.page(403, lang, kept, notices, "/teach", t("room.teach.title", lang),
+                  f'<p role="alert">{_e(t("room.teach.forbidden", lang))}</p>'
+                  f'<p><a href="{_e(href("/teach") + self.query(lang, kept))}">'
+                  f'{_e(t("room.teach.title", lang))}</a></p>')
+
+
+class RoomApiHandler(_Base):
+    async def get(self, code_text: str) -> None:
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Content-Type", "application/json")
+        code = codes.normalise(code_text)
+        if not self.is_teacher() or code is None:
+            self.set_status(403)
+            self.finish(json.dumps({"error": "forbidden"}))
+            return
+        lang = self.get_query_argument("lang", "ko")
+        lang = lang if lang in ("ko", "en") else "ko"
+        try:
+            if not await get_hub().store.exists(code):
+                self.set_status(404)
+                self.finish(json.dumps({"error": "no such room"}))
+                return
+            view = await load_view(code)
+        except StoreDown:
+            self.set_status(503)
+            self.finish(json.dumps({"error": "store", "message": t("room.store_down", lang)}))
+            return
+        q = view.question
+        qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
+        out = view.as_json()
+        step = int((view.snap or {}).get("tour") or 0)
+        out.update(
+            count_text=t("room.count", lang, connected=view.connected, following=view.following),
+            step_text=t("room.step", lang, step=step) if step else t("room.no_step", lang),
+            dist_html=distribution_html(qt, view.counts, bool(q and q.get("revealed")), lang))
+        self.finish(json.dumps(out, ensure_ascii=False))
+
+
+class JoinHandler(_Base):
+    async def get(self) -> None:
+        lang, kept, notices = self.opts()
+        typed = self.get_query_argument("room", None)
+        error, status = "", 200
+        if typed is not None:
+            client = self.client()
+            wait = UNKNOWN_CODE.blocked(client)
+            if wait > 0:
+                self.set_header("Retry-After", str(int(wait) + 1))
+                error, status = t("room.join.too_many", lang, seconds=int(wait) + 1), 429
+            else:
+                code = codes.normalise(typed)
+                try:
+                    ok = code is not None and await get_hub().store.exists(code)
+                except StoreDown:
+                    ok, error, status = False, t("room.store_down", lang), 503
+                if ok:
+                    self.redirect(href("/lab") + self.query(lang, kept, room=str(code)),
+                                  status=303)
+                    return
+                if not error:
+                    UNKNOWN_CODE.hit(client)
+                    error, status = t("room.join.unknown", lang), 404
+        err = (f'<p class="dp-room-error" id="dp-code-error" role="alert">{_e(error)}</p>'
+               if error else "")
+        described = ' aria-describedby="dp-code-error" aria-invalid="true"' if error else ""
+        value = _e((typed or "")[:12])
+        body = (f'<section class="dp-room-login"><h1>{_e(t("room.join.title", lang))}</h1>'
+                f'<p>{_e(t("room.join.intro", lang))}</p>'
+                f'<form method="get" action="{_e(href("/join"))}" class="dp-room-form">'
+                f'<input type="hidden" name="lang" value="{_e(lang)}">'
+                + "".join(f'<input type="hidden" name="{k}" value="{_e(v)}">'
+                          for k, v in kept.items())
+                + f'<label for="dp-code">{_e(t("room.join.code", lang))}</label>'
+                f'<input id="dp-code" name="room" class="dp-room-code-input" value="{value}" '
+                f'autocomplete="off" autocapitalize="characters" spellcheck="false" '
+                f'maxlength="12" required{described}>{err}'
+                f'<button type="submit" class="dp-room-btn dp-room-primary">'
+                f'{_e(t("room.join.go", lang))}</button></form>'
+                f'<p class="dp-room-small">{_e(t("room.join.private", lang))}</p></section>')
+        self.page(status, lang, kept, notices, "/join", t("room.join.title", lang), body)
+
+
+def routes(https: bool = False) -> list[tuple[str, type[tornado.web.RequestHandler], Any]]:
+    kw = {"https": https}
+    return [(r"/teach/?", TeachHandler, kw),
+            (r"/teach/rooms/([A-Za-z0-9]{1,12})/([a-z]+)", RoomActionHandler, kw),
+            (r"/teach/api/rooms/([A-Za-z0-9]{1,12})", RoomApiHandler, kw),
+            (r"/join/?", JoinHandler, kw)]

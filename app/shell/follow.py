@@ -1,0 +1,53 @@
+"""How a page takes part in a live class without knowing about rooms (issue 20).
+
+A page that can be followed (the lab) offers a :class:`Followable`; the room wing
+(``app/room``) offers a :class:`PageLink` that leads (the teacher's tab) or follows (a student's
+tab). ``app/serve`` hands the link to the page's factory; the page calls :meth:`PageLink.attach`
+once and puts the objects it returns above its main area. Neither wing imports the other.
+
+A *snapshot* is plain JSON data: the page's shared state (for the lab: its address query under
+``"lab"``, the tour step under ``"tour"`` and whether the card is revealed under
+``"revealed"``). A following page applies the teacher's snapshots; while ``hold`` is true it
+keeps what the teacher conceals concealed (the class predicts first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+
+class Followable(Protocol):
+    """What a page offers to a live class."""
+
+    lang: str
+
+    def room_snapshot(self) -> dict[str, Any]:
+        """The page's shared state now (JSON data)."""
+        ...
+
+    def apply_room_snapshot(self, snap: Mapping[str, Any], *, hold: bool) -> None:
+        """Show ``snap``; ``hold``: the student cannot reveal what it conceals."""
+        ...
+
+    def on_room_change(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` after each change made on this page by its user (not by
+        :meth:`apply_room_snapshot`)."""
+        ...
+
+    def on_prediction(self, callback: Callable[[int], None]) -> None:
+        """Call ``callback(option)`` when the user picks an option of a prediction step."""
+        ...
+
+    def prediction(self) -> tuple[str, int] | None:
+        """(reference, number of options) of the prediction the page shows now, if any
+        (the lab: the tour step number)."""
+        ...
+
+
+class PageLink(Protocol):
+    """A page's tie to a room (made by the room wing)."""
+
+    def attach(self, page: Followable) -> list[Any]:
+        """Start leading or following; returns the Panel objects to show above the page."""
+        ...

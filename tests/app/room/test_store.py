@@ -1,0 +1,135 @@
+"""The room store: the same behaviour from the in-process store and from a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from app.room import store as store_mod
+from app.room.store import MemoryStore, RedisStore, RoomStore, StoreDown
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_store(request: pytest.FixtureRequest) -> Callable[..., RoomStore]:
+    if request.param == "memory":
+        return lambda ttl_s=60.0: MemoryStore(ttl_s)
+    redis = request.getfixturevalue("redis_server")
+    return lambda ttl_s=60.0: RedisStore(redis.url, ttl_s)
+
+
+def run(make: Callable[..., RoomStore], body: Callable[[RoomStore], Awaitable[Any]],
+        **kw: Any) -> Any:
+    async def main() -> Any:
+        s = make(**kw)
+        try:
+            return await body(s)
+        finally:
+            await s.close()
+
+    return asyncio.run(main())
+
+
+def test_room_values_hashes_and_delete(make_store: Callable[..., RoomStore]) -> None:
+    async def body(s: RoomStore) -> None:
+        await s.delete("ABCDEF")
+        assert await s.create("ABCDEF", {"lang": "ko"})
+        assert not await s.create("ABCDEF", {})
+        assert await s.fields("ABCDEF") == {"lang": "ko"}
+        assert await s.set("ABCDEF", "state", '{"seq": 1}')
+        assert await s.get("ABCDEF", "state") == '{"seq": 1}'
+        assert await s.incr("ABCDEF", "seq") == 1
+        assert await s.incr("ABCDEF", "seq") == 2
+        assert await s.hsetnx("ABCDEF", "answers:q1", "sid1", "0") is True
+        assert await s.hsetnx("ABCDEF", "answers:q1", "sid1", "2") is False
+        assert await s.hset("ABCDEF", "answers:q1", "sid2", "1")
+        assert await s.hgetall("ABCDEF", "answers:q1") == {"sid1": "0", "sid2": "1"}
+        assert await s.hdel("ABCDEF", "answers:q1", "sid2") is True
+        await s.remove("ABCDEF", "seq")
+        assert await s.get("ABCDEF", "seq") is None
+        assert await s.stored_keys("ABCDEF")
+        await s.delete("ABCDEF")
+        assert not await s.exists("ABCDEF")
+        assert await s.stored_keys("ABCDEF") == []
+        # nothing is written into a room that is gone
+        assert await s.set("ABCDEF", "state", "x") is None
+        assert await s.hsetnx("ABCDEF", "answers:q1", "sid3", "0") is None
+        assert await s.stored_keys("ABCDEF") == []
+        assert await s.fields("ABCDEF") is None
+
+    run(make_store, body)
+
+
+def test_room_expires_without_activity(make_store: Callable[..., RoomStore]) -> None:
+    async def body(s: RoomStore) -> None:
+        await s.delete("EXPIRE")
+        assert await s.create("EXPIRE", {})
+        await s.set("EXPIRE", "state", "1")
+        await asyncio.sleep(0.7)
+        await s.set("EXPIRE", "other", "1")  # activity: the whole room lives on
+        await asyncio.sleep(0.7)
+        assert await s.get("EXPIRE", "state") == "1"
+        await asyncio.sleep(1.6)
+        assert not await s.exists("EXPIRE")
+        assert await s.stored_keys("EXPIRE") == []
+
+    run(make_store, body, ttl_s=1.2)
+
+
+def test_publish_reaches_every_listener(make_store: Callable[..., RoomStore]) -> None:
+    async def body(s: RoomStore) -> list[tuple[str, str]]:
+        got: list[tuple[str, str]] = []
+        # two processes on one Redis; two listeners in one process for the in-process store
+        other = s if isinstance(s, MemoryStore) else make_store()
+
+        async def listen(st: RoomStore) -> None:
+            async for item in st.listen():
+                got.append(item)
+
+        tasks = [asyncio.create_task(listen(s)), asyncio.create_task(listen(other))]
+        await asyncio.sleep(0.3)  # subscribed
+        await s.publish("QWERTY", "hello")
+        for _ in range(100):
+            if len(got) >= 2:
+                break
+            await asyncio.sleep(0.02)
+        for t in tasks:
+            t.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StoreDown):
+                await t
+        if other is not s:
+            await other.close()
+        return got
+
+    assert run(make_store, body) == [("QWERTY", "hello")] * 2
+
+
+def test_redis_down_raises_store_down(redis_server: Any) -> None:
+    async def body() -> None:
+        s = RedisStore("unix:///nonexistent/dplab-redis.sock", 60)
+        with pytest.raises(StoreDown):
+            await s.ping()
+        with pytest.raises(StoreDown):
+            await s.set("ABCDEF", "x", "1")
+        await s.close()
+
+    asyncio.run(body())
+
+
+def test_open_store_and_ttl(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DPLAB_REDIS_URL", raising=False)
+    monkeypatch.setenv("DPLAB_ROOM_TTL", "2h")
+    s = store_mod.open_store()
+    assert isinstance(s, MemoryStore) and s.ttl_s == 7200
+    monkeypatch.setenv("DPLAB_ROOM_TTL", "90")
+    assert store_mod.room_ttl() == 90
+    monkeypatch.delenv("DPLAB_ROOM_TTL")
+    assert store_mod.room_ttl() == 4 * 3600
+    for bad in ("x", "-1", "0"):
+        monkeypatch.setenv("DPLAB_ROOM_TTL", bad)
+        with pytest.raises(ValueError):
+            store_mod.room_ttl()
+    assert isinstance(store_mod.open_store("redis://127.0.0.1:1/0", 5), RedisStore)
