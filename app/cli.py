@@ -133,6 +133,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import os
 
+    # Imported here: `dplab certify` and `calibrate` answer without loading Panel and Bokeh.
     from app.serve.hardening import parse_frame_ancestors
     from app.serve.server import serve
 

@@ -1,7 +1,7 @@
 """State of the /cdf page: data sources, releases, the privacy ledger, degree, streams, URL.
 
 No Panel here (param + numpy + dpcore only), so every rule is unit-tested without a browser
-(tests/test_cdf_page_state.py, tests/test_cdf_fuzz.py).
+(tests/app/cdf/test_cdf_state.py, tests/app/cdf/test_cdf_state_fuzz.py).
 
 Releases.  A *release* is one run of a dpcore estimator on the current data with the current
 eps, delta, method and noise seed.  The same inputs and seeds reproduce the same output, so a

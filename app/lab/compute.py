@@ -21,7 +21,7 @@ CURVE_POINTS = 400
 Z95 = 1.959963984540054
 # What depends on sigma (not on eps) is shared by every session in the process: slider
 # positions are discrete (0.01 in log10 sigma), so a class exploring the same range keeps
-# hitting the same entries, and an eps move recomputes only the eps-dependent parts (issue 11).
+# hitting the same entries, and an eps move recomputes only the eps-dependent parts.
 CURVE_CACHE = 512
 SIM_CACHE = 64
 SIM_CACHE_MAX_N = 20_000  # larger simulations are recomputed (two float arrays of n each)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
@@ -28,17 +27,18 @@ from app.lab.card import VERDICTS, delta_no_one, verdict_kind
 from app.lab.state import LabState
 from app.shell.i18n import t
 from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, fmt_repr, underflow_approx
-from dpcore import gaussian
+from dpcore import gaussian, queries
+from dpcore.certify import Certification
 
 CURVE_POINTS = 400
 
 
-def certification_json(cert: Any) -> str:
+def certification_json(cert: Certification) -> str:
     """The language-neutral JSON of ``dplab certify --json`` (same text, same key order)."""
     return json.dumps(cert.as_dict(), ensure_ascii=False, indent=2)
 
 
-def file_stem(cert: Any) -> str:
+def file_stem(cert: Certification) -> str:
     """``dplab-mean-n32-B1-sigma10-eps10``: names a file after its release."""
     return (f"dplab-{cert.query}-n{cert.n}-B{fmt_input(cert.B)}-sigma{fmt_input(cert.sigma)}"
             f"-eps{fmt_input(cert.eps)}")
@@ -48,7 +48,7 @@ def lab_link(state: LabState, lang: str) -> str:
     return "/lab?" + urlencode({**state.url_query(), "lang": lang})
 
 
-def certification_markdown(state: LabState, cert: Any, lang: str) -> str:
+def certification_markdown(state: LabState, cert: Certification, lang: str) -> str:
     """The certification card as Markdown, in ``lang``."""
     unit = t(f"common.unit.{cert.unit}", lang)
     word_key, mark = VERDICTS[verdict_kind(cert)]
@@ -100,8 +100,6 @@ def certification_markdown(state: LabState, cert: Any, lang: str) -> str:
 
 def curve_csv(state: LabState, points: int = CURVE_POINTS) -> str:
     """The ε–δ curve of the state's release on [eps_lo, eps_hi] as CSV (see module doc)."""
-    from dpcore import queries
-
     d = float(queries.sensitivity(state.query, state.n, state.B))
     grid = np.linspace(state.eps_lo, state.eps_hi, points)
     ld = np.asarray(gaussian.log_delta(grid, d, state.sigma), dtype=float)

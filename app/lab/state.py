@@ -27,7 +27,8 @@ N_MAX = 1_000_000
 B_MIN, B_MAX = 1e-6, 1e6
 SIGMA_MIN, SIGMA_MAX = 1e-6, 1e6
 EPS_MAX = 1000.0
-# dpcore's accuracy is verified for h = sensitivity / sigma in this range (issue 2).
+# dpcore's accuracy is verified for h = sensitivity / sigma in this range
+# (docs/math.md#error-bound).
 H_MIN, H_MAX = 1e-6, 1e3
 DATA_EDIT_MAX = 64  # a dataset longer than this is generated, not typed
 SIM_MAX = 200_000

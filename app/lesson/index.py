@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
+import lessons
 from app.shell.html import document, options
 from app.shell.i18n import t
 from app.shell.options import kept_query
@@ -17,7 +18,6 @@ from app.shell.template import asset_url
 
 def _quiz_ids(lesson: str, lang: str) -> list[str]:
     try:
-        import lessons
 
         return [q.id for q in lessons.load(lesson, lang).quiz]
     except (FileNotFoundError, KeyError, ValueError):  # a lesson not written yet

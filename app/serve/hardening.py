@@ -281,6 +281,7 @@ def build_failed_page(path: str) -> Any:
     """The page shown when building ``path`` raised: language of the request, no details."""
     import html
 
+    # Panel only here: serve-prod imports this module to write the balancer's error pages.
     import panel as pn
 
     from app.shell.i18n import t

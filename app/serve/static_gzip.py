@@ -3,11 +3,12 @@
 Tornado's ``compress_response`` compresses every response anew. A cold /lab load fetches
 ~3.5 MB of Bokeh, Panel and Fast scripts and styles, so when a class opened the page at once,
 compressing those same files again for every student took ~27 % of the server's CPU (py-spy,
-``benchmarks/classroom_load.py open``, issue 11). Here a static file (a GET under ``/static/``
+``benchmarks/classroom_load.py open``). Here a static file (a GET under ``/static/``
 or ``/assets/`` answered 200 with an ETag) is compressed once per process and version and then
 served from memory; everything else is compressed as Tornado does it. Behind
 ``scripts/serve-prod`` HAProxy caches these compressed copies (its own compression, libslz at
-one fixed level, sent 1.53 MB for a cold /lab instead of 0.96 MB: issue 8) and compresses only
+one fixed level, sent 1.53 MB for a cold /lab instead of 0.96 MB: benchmarks/first_load.py) and
+compresses only
 what comes uncompressed.
 """
 

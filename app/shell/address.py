@@ -19,7 +19,7 @@ class AddressBar:
     (its new ``href``); a Panel component costs ~1 ms of server CPU per change. Here the query
     travels as the text of a hidden Bokeh ``Div`` that Panel does not watch, inside the patch
     that already carries the new card, and a ``CustomJS`` replaces the address in place; the
-    browser sends nothing back (issue 11). Keys set to "" are removed; others are left as they are.
+    browser sends nothing back. Keys set to "" are removed; others are left as they are.
     """
 
     def __init__(self) -> None:

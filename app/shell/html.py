@@ -10,10 +10,12 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping, Sequence
+from urllib.parse import urlencode
 
+from app.shell.assets import asset_url
 from app.shell.i18n import LANGUAGES, pick_language, t
 from app.shell.options import kept_query
-from app.shell.template import asset_url, nav_html
+from app.shell.template import nav_html
 from app.shell.urls import prefix
 
 SIZES = ("normal", "large")
@@ -40,7 +42,6 @@ def options(args: Mapping[str, str], accept_language: str | None
 
 def _switch_links(lang: str, kept: Mapping[str, str], path: str, extra: Mapping[str, str]) -> str:
     def href(**change: str) -> str:
-        from urllib.parse import urlencode
 
         q = {**extra, "lang": lang, **kept, **change}
         q = {k: v for k, v in q.items() if v and not (k == "size" and v == "normal")

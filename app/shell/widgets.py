@@ -15,7 +15,8 @@ class TextPane(pn.pane.HTML):
 
     Panel's HTML pane recomputes every Bokeh property (stylesheets and design included) each
     time its ``object`` changes; this one sends only the new text. Profiled under a class load
-    (issue 11): those recomputations were ~20 % of a move's server CPU. Other parameters
+    (benchmarks/classroom_load.py): those recomputations were ~20 % of a move's server CPU. Other
+    parameters
     (visible, css_classes, stylesheets) still update through Panel as usual.
     """
 
