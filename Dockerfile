@@ -26,7 +26,7 @@ COPY lessons/*.toml /opt/venv/lib/python3.11/site-packages/lessons/
 FROM ${PYTHON_IMAGE}
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends haproxy \
+ && apt-get install -y --no-install-recommends haproxy redis-server \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 10001 dplab \
  && useradd --uid 10001 --gid 10001 --home-dir /nonexistent --no-create-home \
@@ -50,7 +50,11 @@ ENV PATH=/opt/venv/bin:$PATH \
     DPLAB_ALLOW_WEBSOCKET_ORIGIN="" \
     DPLAB_PREFIX="" \
     DPLAB_FRAME_ANCESTORS="" \
-    DPLAB_MAX_SESSIONS=150
+    DPLAB_MAX_SESSIONS=150 \
+    DPLAB_REDIS_URL="" \
+    DPLAB_ROOM_TTL=14400
+# DPLAB_TEACHER_TOKEN (the live class) is given at run time (-e), never baked into the image;
+# unset, serve-prod makes one and logs it once.
 USER 10001:10001
 WORKDIR /opt/dplab
 EXPOSE 5006

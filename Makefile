@@ -24,6 +24,7 @@ test: $(STAMP)
 	$(BIN)/mypy
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/ensure-haproxy.sh
+	@bash scripts/ensure-redis.sh
 	@bash scripts/ensure-axe.sh
 	$(BIN)/python -m pytest
 
