@@ -17,6 +17,8 @@ from dpcore.cdf.metrics import METRIC_POINTS as METRIC_POINTS  # re-exported for
 from dpcore.cdf.metrics import Distances, RefGrid
 
 FloatArray = NDArray[np.float64]
+# A cache or ledger key: the public inputs that make a data set or a release (hashable).
+Key = tuple[Any, ...]
 
 
 Message = tuple[str, dict[str, Any]]  # (catalogue key, format fields)
@@ -41,8 +43,8 @@ class DataView:
     x: FloatArray
     bounds: tuple[float, float]
     unit: str  # "" (none), "years", "g" or the text a student typed for an upload
-    source: tuple[Any, ...]  # ledger key: one per data source
-    key: tuple[Any, ...]  # this data exactly (source + n / column / bounds)
+    source: Key  # ledger key: one per data source
+    key: Key  # this data exactly (source + n / column / bounds)
     synthetic: bool
     ref: RefGrid  # population CDF (synthetic) or eCDF of the clipped records (otherwise)
 
@@ -69,7 +71,7 @@ class LedgerEntry:
 
 @dataclass(frozen=True)
 class LedgerView:
-    source: tuple[Any, ...]
+    source: Key
     releases: int  # every release on this source in this session
     exposed: int  # releases that touched the most exposed record
     composition: accounting.Composition

@@ -52,6 +52,7 @@ from app.cdf.records import (
     DataView,
     DegreeInfo,
     FloatArray,
+    Key,
     LedgerEntry,
     LedgerView,
     Message,
@@ -60,7 +61,7 @@ from app.cdf.records import (
     step_of,
 )
 from app.cdf.stream import CDFStream, Stream
-from dpcore.cdf import CDFEstimate, estimate, legendre
+from dpcore.cdf import AutoPlan, CDFEstimate, estimate, legendre
 from dpcore.cdf.common import clip_data
 from dpcore.cdf.datasets import SYNTHETIC, load_real, population_cdf, sample
 from dpcore.cdf.degree_errors import DegreeErrors, degree_errors, integral_sq_ecdf
@@ -145,13 +146,13 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
         super().__init__(**params)
         # Everything below is per session (this object): uploads never leave it.
         self._upload: cdf_upload.UploadTable | None = None
-        self._ledgers: dict[tuple[Any, ...], dict[tuple[Any, ...], LedgerEntry]] = {}
-        self._source_labels: dict[tuple[Any, ...], tuple[str, dict[str, Any]]] = {}
-        self._data: OrderedDict[tuple[Any, ...], DataView] = OrderedDict()
-        self._est: OrderedDict[tuple[Any, ...], tuple[CDFEstimate, float]] = OrderedDict()
-        self._deg: OrderedDict[tuple[Any, ...], CDFEstimate] = OrderedDict()
-        self._derr: OrderedDict[tuple[Any, ...], DegreeErrors] = OrderedDict()
-        self._coef: OrderedDict[tuple[Any, ...], tuple[FloatArray, float]] = OrderedDict()
+        self._ledgers: dict[Key, dict[Key, LedgerEntry]] = {}
+        self._source_labels: dict[Key, tuple[str, dict[str, Any]]] = {}
+        self._data: OrderedDict[Key, DataView] = OrderedDict()
+        self._est: OrderedDict[Key, tuple[CDFEstimate, float]] = OrderedDict()
+        self._deg: OrderedDict[Key, CDFEstimate] = OrderedDict()
+        self._derr: OrderedDict[Key, DegreeErrors] = OrderedDict()
+        self._coef: OrderedDict[Key, tuple[FloatArray, float]] = OrderedDict()
         self._stream: Stream | None = None
 
     # ---- data ---------------------------------------------------------------------------------
@@ -182,7 +183,7 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
     def data(self) -> DataView:
         """The current data; DataUnavailable for an upload that is not ready."""
         if self.is_synthetic:
-            key: tuple[Any, ...] = ("syn", self.dataset, self.data_seed, self.n)
+            key: Key = ("syn", self.dataset, self.data_seed, self.n)
         elif self.dataset == UPLOAD:
             prob = self.upload_problem()
             if prob is not None:
@@ -202,10 +203,10 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
             self._data.popitem(last=False)
         return view
 
-    def _make_data(self, key: tuple[Any, ...]) -> DataView:
+    def _make_data(self, key: Key) -> DataView:
         if key[0] == "syn":
             x = _synthetic(self.dataset, self.n, self.data_seed)
-            source: tuple[Any, ...] = ("syn", self.dataset, self.data_seed)
+            source: Key = ("syn", self.dataset, self.data_seed)
             self._source_labels[source] = ("cdf.source.synthetic",
                                            {"family": self.dataset, "seed": self.data_seed})
             return DataView(x, (0.0, 1.0), "", source, key, True,
@@ -245,7 +246,7 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
             return 0
 
     # ---- releases -----------------------------------------------------------------------------
-    def _release_key(self, data: DataView, method: str) -> tuple[Any, ...]:
+    def _release_key(self, data: DataView, method: str) -> Key:
         return (data.key, float(self.eps), float(self.delta), method, self.noise_seed)
 
     def release(self, method: str | None = None) -> CDFEstimate:
@@ -271,10 +272,10 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
             self._est.popitem(last=False)
         return est, seconds
 
-    def _record(self, source: tuple[Any, ...], key: tuple[Any, ...], entry: LedgerEntry) -> None:
+    def _record(self, source: Key, key: Key, entry: LedgerEntry) -> None:
         self._ledgers.setdefault(source, {}).setdefault(key, entry)
 
-    def auto_plan(self) -> Any | None:
+    def auto_plan(self) -> AutoPlan | None:
         """The automatic method's plan (public: from n, eps, delta) when method is auto."""
         if self.method != "auto":
             return None
@@ -387,13 +388,13 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
         return rows
 
     # ---- ledger -------------------------------------------------------------------------------
-    def sources(self) -> list[tuple[Any, ...]]:
+    def sources(self) -> list[Key]:
         return list(self._ledgers)
 
-    def source_label(self, source: tuple[Any, ...]) -> tuple[str, dict[str, Any]]:
+    def source_label(self, source: Key) -> tuple[str, dict[str, Any]]:
         return self._source_labels.get(source, ("cdf.source.unknown", {}))
 
-    def ledger(self, source: tuple[Any, ...] | None = None) -> LedgerView:
+    def ledger(self, source: Key | None = None) -> LedgerView:
         """The ledger of a data source (default: the current one), read at the current delta."""
         if source is None:
             source = self.data().source

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from app.cdf.records import (
     DataUnavailable,
     DataView,
     FloatArray,
+    Key,
     LedgerEntry,
     Message,
     StreamStep,
@@ -42,7 +43,7 @@ STREAM_ORDER_SEED = (2024, 7)
 
 @dataclass
 class Stream:
-    key: tuple[Any, ...]
+    key: Key
     group: str
     batches: list[FloatArray]
     combiner: PPCombiner
@@ -61,14 +62,14 @@ class CDFStream:
         noise_seed: int
         stream_parts: int
         stream_steps: int
-        _ledgers: dict[tuple[Any, ...], dict[tuple[Any, ...], LedgerEntry]]
+        _ledgers: dict[Key, dict[Key, LedgerEntry]]
 
         _stream: Stream | None
 
         def data(self) -> DataView: ...
 
 
-    def stream_key(self, data: DataView) -> tuple[Any, ...]:
+    def stream_key(self, data: DataView) -> Key:
         return (data.key, float(self.eps), float(self.delta), self.noise_seed, self.stream_parts)
 
     def stream_problem(self) -> Message | None:

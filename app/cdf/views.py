@@ -19,6 +19,7 @@ from app.cdf.records import DataUnavailable, DegreeInfo, Message, MethodRow, Str
 from app.cdf.state import CDFState, DegreeErrors
 from app.shell import assets
 from app.shell.i18n import catalogue, t
+from dpcore.cdf import Release
 
 CSS = assets.text("dplab-cdf.css")
 
@@ -129,7 +130,7 @@ def metrics_html(state: CDFState, lang: str) -> str:
     </section>"""
 
 
-def _mechanism(rel: Any, lang: str) -> str:
+def _mechanism(rel: Release, lang: str) -> str:
     return t(f"cdf.mech.{rel.mechanism}", lang)
 
 
