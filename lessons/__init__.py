@@ -69,6 +69,68 @@ class Term:
 
 
 @dataclass(frozen=True)
+class Note:
+    """One block of the teacher notes (``[[teacher]]``: goals, prerequisites, tour, errors)."""
+
+    id: str
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One block of the timed lesson plan (``[[plan]]``); ``level`` core/optional/graduate."""
+
+    id: str
+    minutes: int
+    title: str
+    body: str
+    sections: tuple[str, ...]
+    level: str
+
+
+@dataclass(frozen=True)
+class Activity:
+    """An in-class activity shown at the end of its section (``[[activity]]``).
+
+    ``kind``: "think-pair-share" or "sketch" (draw before you see it; ``figure`` names the
+    curve the reveal draws, ``reveal`` says what it shows)."""
+
+    id: str
+    section: str
+    kind: str
+    title: str
+    body: str
+    reveal: str
+    figure: str
+    link: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A graded problem (``[[problem]]``): difficulty 1-3, the solution in steps."""
+
+    id: str
+    level: int
+    question: str
+    steps: tuple[str, ...]
+    link: str
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A key formula of the printable handout (``[[formula]]``)."""
+
+    id: str
+    title: str
+    body: str
+
+
+PLAN_LEVELS = ("core", "optional", "graduate")
+ACTIVITY_KINDS = ("think-pair-share", "sketch")
+
+
+@dataclass(frozen=True)
 class Lesson:
     id: str
     lang: str
@@ -79,6 +141,11 @@ class Lesson:
     exercises: tuple[Exercise, ...]
     quiz: tuple[Question, ...]
     terms: tuple[Term, ...] = field(default=())
+    teacher: tuple[Note, ...] = field(default=())
+    plan: tuple[PlanRow, ...] = field(default=())
+    activities: tuple[Activity, ...] = field(default=())
+    problems: tuple[Problem, ...] = field(default=())
+    formulas: tuple[Formula, ...] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -189,8 +256,41 @@ def load(lesson: str, lang: str) -> Lesson:
     for e in examples:
         if e.section not in known:
             raise ValueError(f"{where} {e.id}: unknown section {e.section!r}")
+    teacher = tuple(Note(b["id"], f(b["title"], b["id"]), f(b["body"], b["id"]))
+                    for b in raw.get("teacher", []))
+    plan = tuple(PlanRow(b["id"], int(b["minutes"]), f(b["title"], b["id"]),
+                         f(b.get("body", ""), b["id"]), tuple(b.get("sections", [])),
+                         b.get("level", "core"))
+                 for b in raw.get("plan", []))
+    for row in plan:
+        if row.level not in PLAN_LEVELS or row.minutes <= 0:
+            raise ValueError(f"{where} {row.id}: level in {PLAN_LEVELS}, minutes > 0")
+        bad = [s for s in row.sections if s not in known]
+        if bad:
+            raise ValueError(f"{where} {row.id}: unknown sections {bad}")
+    activities = tuple(
+        Activity(a["id"], a["section"], a["kind"], f(a["title"], a["id"]), f(a["body"], a["id"]),
+                 f(a.get("reveal", ""), a["id"]), a.get("figure", ""),
+                 link_for(a, f"{where} {a['id']}") if ("lab" in a or "cdf" in a) else "")
+        for a in raw.get("activity", []))
+    for a in activities:
+        if a.section not in known or a.kind not in ACTIVITY_KINDS:
+            raise ValueError(f"{where} {a.id}: unknown section or kind")
+        if a.kind == "sketch" and not (a.figure and a.reveal):
+            raise ValueError(f"{where} {a.id}: a sketch needs a figure and a reveal")
+    problems = tuple(
+        Problem(p["id"], int(p["level"]), f(p["question"], p["id"]),
+                tuple(f(s, p["id"]) for s in p["steps"]),
+                link_for(p, f"{where} {p['id']}") if ("lab" in p or "cdf" in p) else "")
+        for p in raw.get("problem", []))
+    for p in problems:
+        if not 1 <= p.level <= 3 or not p.steps:
+            raise ValueError(f"{where} {p.id}: level 1-3 and a solution")
+    formulas = tuple(Formula(b["id"], f(b["title"], b["id"]), f(b["body"], b["id"]))
+                     for b in raw.get("formula", []))
     return Lesson(lesson, lang, f(raw["title"], "title"), f(raw.get("lead", ""), "lead"),
-                  sections, examples, exercises, quiz, terms)
+                  sections, examples, exercises, quiz, terms, teacher, plan, activities,
+                  problems, formulas)
 
 
 TERMS_PATH = LESSON_DIR / "terms.toml"

@@ -281,6 +281,24 @@ def _paper(v: dict[str, str]) -> None:
         d2 = sq[:, None] + sq[None, :] - 2.0 * (b @ b.T)
         v[f"pa_pdf_sens_{k}"] = sig(math.sqrt(float(np.max(d2))), 3)
 
+    # MP and PP on the same data: two Gaussian releases, composed exactly (GDP)
+    sens = pp.l2_sensitivity(N)
+    mu1 = accounting.gaussian_mu(sens, gaussian.calibrate_sigma(EPS, DELTA, sens))
+    mu2 = accounting.gdp_compose([mu1, mu1])
+    v["pa_mu2"] = sig(mu2, 4)
+    v["pa_eps2"] = sig(accounting.gdp_epsilon(DELTA, mu2), 4)
+    v["pa_eps2_basic"] = sig(2 * EPS)
+
+    # the "sketch the private CDF" activity: bimodal, n = 1000, eps = 0.1, the default method,
+    # seeds 1 (app/lesson/sketch.py draws the same release)
+    xs = sample("bimodal", 1000, _data_rng())
+    plan = auto_plan(1000, 0.1, DELTA)
+    est = estimate(xs, bounds=(0.0, 1.0), eps=0.1, delta=DELTA, method="auto", rng=_noise_rng())
+    v["sk_method"] = plan.method
+    v["sk_bins"] = str(plan.k_max)
+    v["sk_neps"] = sig(1000 * 0.1)
+    _metrics(v, "sk", distances(est, population_cdf("bimodal"), 0.0, 1.0))
+
     # the split Gaussian of "auto": total noise variance at the automatic degree K of the
     # reference release, sigma^2 + K sigma^2 / 2 against (K + 1) sigma^2
     k_auto = int(v["pp_auto_degree"])

@@ -205,7 +205,64 @@ def values() -> dict[str, str]:
     for lang in ("ko", "en"):
         cat = json.loads((cat_dir / f"lab.{lang}.json").read_text("utf-8"))
         v[f"dens_title_{lang}"] = cat["lab.dens.title"]
+    _teach(v)
     return v
+
+
+def _teach(v: dict[str, str]) -> None:
+    """Values of the instructor's parts (issue 18 §4): the Laplace bridge, the derivative
+    problem, the simulation problem, the sketch's reveal."""
+
+    # Laplace bridge: scale b at the same MSE as N(0, sigma^2) is sigma / sqrt(2); its loss
+    # is bounded by d / b, so delta(eps) = 0 from eps = d / b on (pure DP)
+    d, s = 1.0, 1.0
+    b = s / math.sqrt(2.0)
+    eps_lap = d / b
+    if float(gaussian.laplace_delta(eps_lap * (1 + 1e-12), d, s)) != 0.0:
+        raise ArithmeticError("Laplace at equal MSE must be pure DP at eps = d / b")
+    v["lap_b"] = sig(b, 4)
+    v["lap_eps"] = sig(eps_lap, 4)
+    we = gaussian.worst_event(eps_lap, d, s)
+    v["lap_gauss_tail"] = sig(we.p0, 4)  # P_D[L > d / b] for the Gaussian at sigma = 1
+    v["lap_gauss_delta"] = sig(float(gaussian.delta(eps_lap, d, s)), 4)
+
+    # d delta / d h = phi(a) at the sum example (h = 1, eps = 1), checked by a central
+    # difference of dpcore's delta in sigma (h = d / sigma)
+    h, eps = 1.0, 1.0
+    a = h / 2 - eps / h
+    phi_a = math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
+    dh = 1e-6
+    fd = (float(gaussian.delta(eps, h + dh, 1.0)) - float(gaussian.delta(eps, h - dh, 1.0))) / (
+        2 * dh)
+    if not math.isclose(fd, phi_a, rel_tol=1e-6):
+        raise ArithmeticError("d delta / d h must equal phi(a)")
+    v["dh_phi"] = sig(phi_a, 4)
+    v["dh_fd"] = sig(fd, 4)
+
+    # a simulation cannot check delta = 1e-6: draws needed for a +-10 % (95 %) estimate of
+    # delta = P_D[S] - e^eps P_D'[S] at the calibrated sigma of the sum (n = 4, B = 1, eps = 1)
+    target = 1e-6
+    sg = gaussian.calibrate_sigma(1.0, target, 1.0)
+    w = gaussian.worst_event(1.0, 1.0, sg)
+    q = w.p1_scaled / math.e
+    var = w.p0 * (1 - w.p0) + math.e**2 * q * (1 - q)
+    need = (1.959963984540054 * math.sqrt(var) / (0.1 * target)) ** 2
+    v["sim_sigma"] = sig(sg, 4)
+    v["sim_p0"] = sci(w.p0, 3)
+    v["sim_p0_tex"] = sci_tex(w.p0, 3)
+    v["sim_p1"] = sci(q, 3)
+    v["sim_p1_tex"] = sci_tex(q, 3)
+    v["sim_need"] = sci(need, 2)
+    v["sim_need_tex"] = sci_tex(need, 2)
+    v["sim_max"] = "200000"  # app.lab.state.SIM_MAX (checked by tests/test_lessons_teach.py)
+    v["sim_ratio"] = sci(need / 200_000, 2)
+    v["sim_ratio_tex"] = sci_tex(need / 200_000, 2)
+
+    # the sketch of delta(eps): its value at eps = 0 and at the ends of the drawn window
+    v["sk_d0"] = sig(float(gaussian.delta(0.0, 1.0, 1.0)), 3)
+    v["sk_d1"] = sig(float(gaussian.delta(1.0, 1.0, 1.0)), 3)
+    v["sk_d4"] = sci(float(gaussian.delta(4.0, 1.0, 1.0)), 2)
+    v["sk_d4_tex"] = sci_tex(float(gaussian.delta(4.0, 1.0, 1.0)), 2)
 
 
 def _check_tour_answers() -> None:

@@ -7,7 +7,8 @@ is the text). Quiz answers and "learned" marks are kept by /assets/lesson.js in 
 localStorage (keys ``dplab.quiz.<lesson>.<id>`` and ``dplab.learned.<lesson>.<id>``).
 
 Fixed CSS classes (outside checks rely on them): dp-quiz-question, dp-quiz-explanation,
-dp-exercise, dp-exercise-answer, dp-open-in-lab.
+dp-exercise, dp-exercise-answer, dp-open-in-lab; the instructor's parts (teacher notes, activities,
+problem set, handout, present mode) are listed in :mod:`app.lesson.teach`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from functools import cache
 from markdown_it import MarkdownIt
 
 import lessons
+from app.lesson import teach
 from app.shell.html import document, options
 from app.shell.i18n import t
 from app.shell.template import asset_url
@@ -84,18 +86,25 @@ def _lab_href(link: str, lang: str, kept: Mapping[str, str]) -> str:
     return link + extra
 
 
-def lesson_html(lesson: lessons.Lesson, lang: str, kept: Mapping[str, str]) -> str:
+def lesson_html(lesson: lessons.Lesson, lang: str, kept: Mapping[str, str],
+                teacher: bool = False) -> str:
+    """The lesson page's body; ``teacher`` adds the instructor's notes (``.dp-teacher-notes``)."""
     r = _Renderer(lang)
     tr = lambda key, **f: html.escape(t(key, lang, **f))  # noqa: E731
 
-    def open_link(link: str) -> str:
+    def open_link(link: str, cls: str = "dp-open-in-lab") -> str:
         key = "lesson.open_lab" if link.startswith("/lab") else "lesson.open_cdf"
-        return (f'<a class="dp-open-in-lab" href="{html.escape(_lab_href(link, lang, kept))}">'
+        return (f'<a class="{cls}" href="{html.escape(_lab_href(link, lang, kept))}">'
                 f"{tr(key)}</a>")
+
+    def open_teach(link: str) -> str:  # activities and problems (not counted as exercises)
+        return open_link(link, "dp-open-in-lab-teach")
 
     toc = [f'<li><a href="#{s.id}">{r.inline(s.title)}</a></li>' for s in lesson.sections]
     if lesson.exercises:
         toc.append(f'<li><a href="#exercises">{tr("lesson.exercises")}</a></li>')
+    if lesson.problems:
+        toc.append(f'<li><a href="#problems">{tr("teach.problems")}</a></li>')
     if lesson.quiz:
         toc.append(f'<li><a href="#quiz">{tr("lesson.quiz")}</a></li>')
 
@@ -106,6 +115,8 @@ def lesson_html(lesson: lessons.Lesson, lang: str, kept: Mapping[str, str]) -> s
             f'<h3 id="{e.id}-title"><span class="dp-kicker">{tr("lesson.example")}</span> '
             f"{r.inline(e.title)}</h3>{r.block(e.body)}<p>{open_link(e.link)}</p></aside>"
             for e in lesson.examples if e.section == s.id)
+        examples += "".join(teach.activity_html(a, r, lang, open_teach)
+                            for a in lesson.activities if a.section == s.id)
         sections.append(
             f'<section class="dp-section" id="{s.id}" aria-labelledby="{s.id}-h">'
             f'<h2 id="{s.id}-h">{r.inline(s.title)} <a class="dp-anchor" href="#{s.id}" '
@@ -186,21 +197,31 @@ def lesson_html(lesson: lessons.Lesson, lang: str, kept: Mapping[str, str]) -> s
 <article class="dp-lesson" data-lesson="{lesson.id}">
   <h1>{r.inline(lesson.title)}</h1>
   <div class="dp-lead">{r.block(lesson.lead)}</div>
+  {teach.tools_html(lesson, lang, kept, teacher)}
   {tour}
+  {teach.notes_html(lesson, r, lang) if teacher else ""}
   <nav class="dp-toc" aria-label="{tr("lesson.toc")}"><h2>{tr("lesson.toc")}</h2>
     <ol>{"".join(toc)}</ol>
     <p><a href="{html.escape(other_href)}">{tr(f"lesson.other.{other}")}</a></p></nav>
   {"".join(sections)}
   {ex_html}
+  {teach.problems_html(lesson, r, lang, open_teach)}
   {quiz_html}
 </article>"""
 
 
 @cache
-def _cached(topic: str, lang: str, kept_items: tuple[tuple[str, str], ...]) -> str:
+def _cached(topic: str, lang: str, kept_items: tuple[tuple[str, str], ...],
+            view: str = "student") -> str:
     lesson = lessons.load(topic, lang)
     kept = dict(kept_items)
-    return lesson_html(lesson, lang, kept)
+    if view == "handout":
+        return teach.handout_html(lesson, _Renderer(lang), lang, kept)
+    return lesson_html(lesson, lang, kept, teacher=view == "teacher")
+
+
+def _flag(args: Mapping[str, str], name: str) -> bool:
+    return args.get(name, "") in ("1", "true", "yes")
 
 
 def render(args: Mapping[str, str], accept_language: str | None) -> tuple[int, str]:
@@ -210,13 +231,21 @@ def render(args: Mapping[str, str], accept_language: str | None) -> tuple[int, s
         notices = [*notices, t("common.url.bad_option", lang, name="topic", value=topic[:40])]
         topic = "gaussian"
     lesson = lessons.load(topic, lang)
-    body = _cached(topic, lang, tuple(sorted(kept.items())))
+    view = ("handout" if _flag(args, "handout") else
+            "teacher" if _flag(args, "teacher") else "student")
+    body = _cached(topic, lang, tuple(sorted(kept.items())), view)
     strings = {k: t(f"lesson.js.{k}", lang) for k in ("right", "wrong", "choose", "saved")}
     data = ('<script type="application/json" id="dp-strings">'
             + json.dumps(strings, ensure_ascii=False).replace("<", "\\u003c") + "</script>")
+    if kept.get("size") == "large" and view != "handout":  # present mode (lesson-teach.js)
+        slide = {k: t(f"teach.slide_{k}", lang) for k in ("prev", "next", "count", "keys", "nav")}
+        data += ('<script type="application/json" id="dp-slide-strings">'
+                 + json.dumps(slide, ensure_ascii=False).replace("<", "\\u003c") + "</script>")
     return 200, document(
         lang=lang, kept=kept, notices=notices, path="/lesson", title=lesson.title,
-        body=body, extra_query={"topic": topic} if topic != "gaussian" else {},
-        css=[asset_url("vendor/katex/katex.min.css")],
-        scripts=[asset_url("vendor/katex/katex.min.js"), asset_url("lesson.js")],
+        body=body, extra_query={**({"topic": topic} if topic != "gaussian" else {}),
+                                **({view: "1"} if view != "student" else {})},
+        css=[asset_url("vendor/katex/katex.min.css"), asset_url("lesson-teach.css")],
+        scripts=[asset_url("vendor/katex/katex.min.js"), asset_url("lesson.js"),
+                 asset_url("lesson-teach.js")],
         inline_data=data)

@@ -1,0 +1,192 @@
+"""The instructor's parts of /lesson: teacher notes, the in-class activities, the graded problem
+set and the printable handout (plain HTML from ``lessons/*.toml``; issue 18 §4).
+
+Fixed names (outside checks rely on them): the notes at ``/lesson?teacher=1`` (and
+``&topic=cdf``) inside ``.dp-teacher-notes``; the timed plan ``table.dp-lesson-plan``, one
+``tr.dp-plan-row`` per block with its minutes in ``data-minutes``; activities
+``.dp-activity`` (``data-kind``: think-pair-share or sketch); problems ``.dp-problem``
+(``data-level`` 1-3, marks ``.dp-difficulty``, solution ``.dp-problem-solution``, hidden until
+``.dp-solution-toggle``); the handout ``/lesson?handout=1`` (``.dp-handout``). Present mode
+(``size=large``) is assets/lesson-teach.js on the ordinary page.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from typing import Protocol
+from urllib.parse import urlencode
+
+import lessons
+from app.lesson import sketch
+from app.shell.i18n import t
+
+
+class Markup(Protocol):
+    def block(self, text: str) -> str: ...
+
+    def inline(self, text: str) -> str: ...
+
+
+def _tr(lang: str) -> Callable[..., str]:
+    return lambda key, **f: html.escape(t(key, lang, **f))
+
+
+def lesson_query(topic: str, lang: str, kept: Mapping[str, str], **extra: str) -> str:
+    """``/lesson?...`` for this topic with the kept options and ``extra`` (e.g. teacher=1)."""
+    q = {"lang": lang, **kept, **({"topic": topic} if topic != "gaussian" else {}), **extra}
+    return "/lesson?" + urlencode({k: v for k, v in q.items() if v})
+
+
+def stars(level: int, lang: str) -> str:
+    return (f'<span class="dp-difficulty" role="img" '
+            f'aria-label="{_tr(lang)("teach.difficulty", level=level)}">{"★" * level}</span>')
+
+
+def tools_html(lesson: lessons.Lesson, lang: str, kept: Mapping[str, str], teacher: bool) -> str:
+    """The links under the lead: notes on/off, present mode, handout."""
+    tr = _tr(lang)
+    base = dict(kept)
+    notes = (lesson_query(lesson.id, lang, base) if teacher
+             else lesson_query(lesson.id, lang, base, teacher="1"))
+    present = lesson_query(lesson.id, lang, {**base, "size": "large"},
+                           **({"teacher": "1"} if teacher else {}))
+    handout = lesson_query(lesson.id, lang, {k: v for k, v in base.items() if k != "size"},
+                           handout="1")
+    links = [(notes, "teach.close_notes" if teacher else "teach.open_notes", "dp-notes-link")]
+    if kept.get("size") != "large":
+        links.append((present, "teach.present", "dp-present-link"))
+    links.append((handout, "teach.handout", "dp-handout-link"))
+    items = " · ".join(f'<a class="{cls}" href="{html.escape(href)}">{tr(key)}</a>'
+                       for href, key, cls in links)
+    return f'<p class="dp-teach-tools">{items}</p>'
+
+
+def notes_html(lesson: lessons.Lesson, r: Markup, lang: str) -> str:
+    """The teacher notes: goals, prerequisites, the timed plan, the tour, common errors."""
+    if not lesson.teacher and not lesson.plan:
+        return ""
+    tr = _tr(lang)
+    titles = {s.id: s.title for s in lesson.sections}
+    rows = []
+    for k, row in enumerate(lesson.plan, 1):
+        secs = ", ".join(f'<a href="#{s}">{r.inline(titles[s])}</a>' for s in row.sections)
+        note = r.block(row.body) if row.body.strip() else ""
+        where = (f'<div class="dp-plan-sections">{tr("teach.sections")} {secs}</div>'
+                 if secs else "")
+        rows.append(
+            f'<tr class="dp-plan-row dp-level-{row.level}" data-minutes="{row.minutes}" '
+            f'data-level="{row.level}" id="plan-{row.id}"><td>{k}</td>'
+            f'<td class="dp-plan-minutes">{tr("teach.minutes", minutes=row.minutes)}</td>'
+            f"<td><strong>{r.inline(row.title)}</strong>"
+            f"{where}{note}</td>"
+            f'<td><span class="dp-level">{tr(f"teach.level.{row.level}")}</span></td></tr>')
+    total = sum(row.minutes for row in lesson.plan)
+    plan = ""
+    if rows:
+        plan = (f'<h3 id="teacher-plan">{tr("teach.plan")}</h3>'
+                f'<table class="dp-lesson-plan"><thead><tr><th scope="col">'
+                f'{tr("teach.plan_block")}</th><th scope="col">{tr("teach.plan_minutes")}</th>'
+                f'<th scope="col">{tr("teach.plan_what")}</th><th scope="col">'
+                f'{tr("teach.plan_level")}</th></tr></thead><tbody>{"".join(rows)}</tbody>'
+                f'<tfoot><tr><td colspan="4">{tr("teach.plan_total", minutes=total)}</td></tr>'
+                f"</tfoot></table>")
+    first = [n for n in lesson.teacher if n.id in ("goals", "prerequisites")]
+    rest = [n for n in lesson.teacher if n.id not in ("goals", "prerequisites")]
+
+    def block(n: lessons.Note) -> str:
+        return (f'<div class="dp-teacher-block" id="teacher-{n.id}"><h3>{r.inline(n.title)}</h3>'
+                f"{r.block(n.body)}</div>")
+
+    return (f'<section class="dp-section dp-teacher-notes" id="teacher" '
+            f'aria-labelledby="teacher-h"><h2 id="teacher-h">{tr("teach.notes")}</h2>'
+            f'<p class="dp-muted">{tr("teach.notes_lead")}</p>'
+            f'{"".join(block(n) for n in first)}{plan}{"".join(block(n) for n in rest)}'
+            f'<p><button type="button" class="dp-btn dp-solutions-all" '
+            f'data-show="{tr("teach.solutions_all_show")}" '
+            f'data-hide="{tr("teach.solutions_all_hide")}" aria-controls="problems">'
+            f'{tr("teach.solutions_all_show")}</button></p></section>')
+
+
+def activity_html(a: lessons.Activity, r: Markup, lang: str,
+                  open_link: Callable[[str], str]) -> str:
+    tr = _tr(lang)
+    kind = tr(f"teach.activity.{a.kind}")
+    head = (f'<h3 id="{a.id}-title"><span class="dp-kicker">{kind}</span> '
+            f"{r.inline(a.title)}</h3>")
+    link = f"<p>{open_link(a.link)}</p>" if a.link else ""
+    if a.kind == "think-pair-share":
+        return (f'<aside class="dp-activity dp-tps" id="{a.id}" data-kind="{a.kind}" '
+                f'aria-labelledby="{a.id}-title">{head}{r.block(a.body)}'
+                f'<p class="dp-muted">{tr("teach.tps_steps")}</p>{link}</aside>')
+    labels = {"pad": t("teach.sketch_label", lang, title=a.title),
+              "yours": t("teach.sketch_yours", lang), "truth": t("teach.sketch_truth", lang),
+              "guide": t("teach.sketch_guide", lang)}
+    live = open_link(sketch.LINKS[a.figure]) if a.figure in sketch.LINKS else ""
+    return (
+        f'<aside class="dp-activity dp-sketch" id="{a.id}" data-kind="{a.kind}" '
+        f'data-figure="{a.figure}" aria-labelledby="{a.id}-title">{head}{r.block(a.body)}'
+        f'<p class="dp-muted">{tr("teach.sketch_help")}</p>'
+        f'<div class="dp-sketch-figure">{sketch.svg(a.figure, a.title, labels)}</div>'
+        f'<p class="dp-sketch-actions"><button type="button" class="dp-btn dp-sketch-reveal" '
+        f'aria-controls="{a.id}-reveal" aria-expanded="false" '
+        f'data-show="{tr("teach.sketch_reveal")}" data-hide="{tr("teach.sketch_hide")}">'
+        f'{tr("teach.sketch_reveal")}</button> '
+        f'<button type="button" class="dp-btn dp-sketch-clear">{tr("teach.sketch_clear")}'
+        f"</button></p>"
+        f'<div class="dp-sketch-reveal-text" id="{a.id}-reveal" hidden aria-live="polite">'
+        f"{r.block(a.reveal)}<p>{live}</p></div>{link}</aside>")
+
+
+def problems_html(lesson: lessons.Lesson, r: Markup, lang: str,
+                  open_link: Callable[[str], str]) -> str:
+    if not lesson.problems:
+        return ""
+    tr = _tr(lang)
+    items = []
+    for k, p in enumerate(lesson.problems, 1):
+        steps = "".join(f"<li>{r.block(s)}</li>" for s in p.steps)
+        link = f'<p class="dp-problem-links">{open_link(p.link)}</p>' if p.link else ""
+        items.append(
+            f'<div class="dp-problem" id="problem-{p.id}" data-level="{p.level}">'
+            f'<h3>{tr("teach.problem_n", k=k)} {stars(p.level, lang)}</h3>'
+            f"{r.block(p.question)}{link}"
+            f'<p><button type="button" class="dp-btn dp-solution-toggle" aria-expanded="false" '
+            f'aria-controls="solution-{p.id}" data-show="{tr("teach.solution_show")}" '
+            f'data-hide="{tr("teach.solution_hide")}">{tr("teach.solution_show")}</button></p>'
+            f'<div class="dp-problem-solution" id="solution-{p.id}" hidden>'
+            f'<h4>{tr("teach.solution")}</h4><ol>{steps}</ol></div></div>')
+    return (f'<section class="dp-section dp-problems" id="problems" aria-labelledby="problems-h">'
+            f'<h2 id="problems-h">{tr("teach.problems")} <a class="dp-anchor" href="#problems" '
+            f'aria-label="{tr("lesson.anchor")}">#</a></h2>'
+            f'<p>{tr("teach.problems_lead")}</p>{"".join(items)}</section>')
+
+
+def handout_html(lesson: lessons.Lesson, r: Markup, lang: str, kept: Mapping[str, str]) -> str:
+    """The printable A4 handout: key formulas, worked examples, exercises without solutions."""
+    tr = _tr(lang)
+    back = lesson_query(lesson.id, lang, kept)
+    formulas = "".join(f'<div class="dp-handout-formula"><h3>{r.inline(f.title)}</h3>'
+                       f"{r.block(f.body)}</div>" for f in lesson.formulas)
+    examples = "".join(f'<div class="dp-handout-example"><h3>{r.inline(e.title)}</h3>'
+                       f"{r.block(e.body)}</div>" for e in lesson.examples)
+    exercises = "".join(f'<li class="dp-handout-exercise">{r.block(e.question)}</li>'
+                        for e in lesson.exercises)
+    problems = "".join(f'<li class="dp-handout-problem">{stars(p.level, lang)} '
+                       f"{r.block(p.question)}</li>" for p in lesson.problems)
+    parts = [f'<section class="dp-handout-part"><h2>{tr("teach.handout_formulas")}</h2>'
+             f"{formulas}</section>" if formulas else "",
+             f'<section class="dp-handout-part"><h2>{tr("teach.handout_examples")}</h2>'
+             f"{examples}</section>" if examples else "",
+             f'<section class="dp-handout-part"><h2>{tr("teach.handout_exercises")}</h2>'
+             f"<ol>{exercises}</ol></section>" if exercises else "",
+             f'<section class="dp-handout-part"><h2>{tr("teach.handout_problems")}</h2>'
+             f"<ol>{problems}</ol></section>" if problems else ""]
+    return (f'<article class="dp-handout" data-lesson="{lesson.id}">'
+            f'<p class="dp-handout-tools"><button type="button" class="dp-btn dp-print">'
+            f'{tr("teach.handout_print")}</button> <a href="{html.escape(back)}">'
+            f'{tr("teach.handout_back")}</a></p>'
+            f'<h1>{tr("teach.handout_title", title=lesson.title)}</h1>'
+            f'<p class="dp-muted">{tr("teach.handout_lead")}</p>{"".join(parts)}'
+            f'<p class="dp-handout-source dp-muted">'
+            f'{tr("teach.handout_source", link=back)}</p></article>')

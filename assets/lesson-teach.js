@@ -1,0 +1,178 @@
+/* dplab lessons, the instructor's parts (app/lesson/teach.py): problem solutions shown or
+ * hidden, the "sketch it before you see it" drawing pads and their reveal, present mode
+ * (size=large: one section per screen, ← / → or PageUp / PageDown, Home / End), and the
+ * handout's print button. Nothing is stored or sent: the sketches live only in this page.
+ * Served from /assets by our own server (no CDN). */
+(function () {
+  "use strict";
+
+  /* ---- problem set: show / hide each solution, or all (teacher view) ------------------- */
+  function setSolution(btn, open) {
+    var sol = document.getElementById(btn.getAttribute("aria-controls"));
+    if (!sol) { return; }
+    sol.hidden = !open;
+    btn.setAttribute("aria-expanded", open ? "true" : "false");
+    btn.textContent = open ? btn.dataset.hide : btn.dataset.show;
+  }
+  var toggles = Array.prototype.slice.call(document.querySelectorAll(".dp-solution-toggle"));
+  toggles.forEach(function (btn) {
+    btn.addEventListener("click", function () {
+      setSolution(btn, btn.getAttribute("aria-expanded") !== "true");
+    });
+  });
+  document.querySelectorAll(".dp-solutions-all").forEach(function (all) {
+    all.setAttribute("aria-expanded", "false");
+    all.addEventListener("click", function () {
+      var open = all.getAttribute("aria-expanded") !== "true";
+      toggles.forEach(function (btn) { setSolution(btn, open); });
+      all.setAttribute("aria-expanded", open ? "true" : "false");
+      all.textContent = open ? all.dataset.hide : all.dataset.show;
+    });
+  });
+
+  /* ---- sketches: draw with a pointer, then reveal the real curve ----------------------- */
+  function initSketch(box) {
+    var svg = box.querySelector(".dp-sketch-svg");
+    var line = box.querySelector(".dp-sketch-pad-line");
+    var answer = box.querySelector(".dp-sketch-answer");
+    var reveal = box.querySelector(".dp-sketch-reveal");
+    var clear = box.querySelector(".dp-sketch-clear");
+    var text = document.getElementById(reveal.getAttribute("aria-controls"));
+    var x0 = +svg.dataset.x0, x1 = +svg.dataset.x1, y0 = +svg.dataset.y0, y1 = +svg.dataset.y1;
+    var pts = [], drawing = false;
+    function point(ev) {
+      var m = svg.getScreenCTM();
+      if (!m) { return null; }
+      var p = svg.createSVGPoint();
+      p.x = ev.clientX; p.y = ev.clientY;
+      p = p.matrixTransform(m.inverse());
+      return [Math.min(Math.max(p.x, x0), x1), Math.min(Math.max(p.y, y0), y1)];
+    }
+    function draw() {
+      line.setAttribute("points", pts.map(function (p) {
+        return p[0].toFixed(1) + "," + p[1].toFixed(1);
+      }).join(" "));
+    }
+    svg.addEventListener("pointerdown", function (ev) {
+      var p = point(ev);
+      if (!p) { return; }
+      drawing = true;
+      pts = [p];
+      draw();
+      if (svg.setPointerCapture) { svg.setPointerCapture(ev.pointerId); }
+      ev.preventDefault();
+    });
+    svg.addEventListener("pointermove", function (ev) {
+      if (!drawing) { return; }
+      var p = point(ev);
+      if (p) { pts.push(p); draw(); }
+    });
+    function stop() { drawing = false; }
+    svg.addEventListener("pointerup", stop);
+    svg.addEventListener("pointercancel", stop);
+    clear.addEventListener("click", function () { pts = []; draw(); });
+    reveal.addEventListener("click", function () {
+      var open = reveal.getAttribute("aria-expanded") !== "true";
+      if (open) { answer.removeAttribute("hidden"); } else { answer.setAttribute("hidden", ""); }
+      text.hidden = !open;
+      reveal.setAttribute("aria-expanded", open ? "true" : "false");
+      reveal.textContent = open ? reveal.dataset.hide : reveal.dataset.show;
+      box.classList.toggle("dp-revealed", open);
+    });
+  }
+  document.querySelectorAll(".dp-activity.dp-sketch").forEach(initSketch);
+
+  /* ---- handout: print ----------------------------------------------------------------- */
+  document.querySelectorAll(".dp-print").forEach(function (b) {
+    b.addEventListener("click", function () { window.print(); });
+  });
+
+  /* ---- present mode: one section per screen ------------------------------------------- */
+  var root = document.documentElement;
+  var lesson = document.querySelector(".dp-lesson");
+  var nav = document.getElementById("dp-slide-strings");
+  if (!lesson || !root.classList.contains("dp-large") || !nav) { return; }
+  var S = JSON.parse(nav.textContent);
+  var slides = [];
+  /* the first slide: title, lead, tools and table of contents */
+  var opening = document.createElement("section");
+  opening.className = "dp-slide-opening";
+  opening.id = "start";
+  var first = lesson.querySelector(".dp-section");
+  while (lesson.firstElementChild && lesson.firstElementChild !== first) {
+    opening.appendChild(lesson.firstElementChild);
+  }
+  lesson.insertBefore(opening, first);
+  slides.push(opening);
+  Array.prototype.forEach.call(lesson.querySelectorAll(":scope > .dp-section"), function (s) {
+    slides.push(s);
+  });
+  root.classList.add("dp-present");
+
+  var bar = document.createElement("nav");
+  bar.className = "dp-slide-nav";
+  bar.setAttribute("aria-label", S.nav);
+  var prev = document.createElement("button");
+  prev.type = "button"; prev.className = "dp-btn dp-slide-prev"; prev.textContent = "←";
+  prev.setAttribute("aria-label", S.prev);
+  var count = document.createElement("span");
+  count.className = "dp-slide-count"; count.setAttribute("aria-live", "polite");
+  var next = document.createElement("button");
+  next.type = "button"; next.className = "dp-btn dp-slide-next"; next.textContent = "→";
+  next.setAttribute("aria-label", S.next);
+  var keys = document.createElement("span");
+  keys.className = "dp-slide-keys"; keys.textContent = S.keys;
+  bar.appendChild(prev); bar.appendChild(count); bar.appendChild(next); bar.appendChild(keys);
+  document.body.appendChild(bar);
+
+  var current = 0;
+  function show(k, focus) {
+    current = Math.max(0, Math.min(slides.length - 1, k));
+    slides.forEach(function (s, i) { s.classList.toggle("dp-slide-hidden", i !== current); });
+    count.textContent = S.count.replace("{k}", current + 1).replace("{n}", slides.length);
+    prev.disabled = current === 0;
+    next.disabled = current === slides.length - 1;
+    var id = slides[current].id;
+    if (history.replaceState) { history.replaceState(null, "", "#" + id); }
+    window.scrollTo(0, 0);
+    var main = document.getElementById("dp-main");
+    if (main) { main.scrollTop = 0; }
+    if (focus) {
+      var h = slides[current].querySelector("h1, h2");
+      if (h) { h.setAttribute("tabindex", "-1"); h.focus({ preventScroll: true }); }
+    }
+  }
+  function slideOf(hash) {
+    var el = hash ? document.getElementById(decodeURIComponent(hash.slice(1))) : null;
+    if (!el) { return 0; }
+    for (var i = 0; i < slides.length; i += 1) {
+      if (slides[i] === el || slides[i].contains(el)) { return i; }
+    }
+    return 0;
+  }
+  prev.addEventListener("click", function () { show(current - 1, true); });
+  next.addEventListener("click", function () { show(current + 1, true); });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
+    var t = ev.target;
+    var tag = t && t.tagName ? t.tagName.toLowerCase() : "";
+    if (tag === "input" || tag === "textarea" || tag === "select" || (t && t.isContentEditable)) {
+      return;
+    }
+    var step = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 }[ev.key];
+    if (step) { ev.preventDefault(); show(current + step, true); return; }
+    if (ev.key === "Home") { ev.preventDefault(); show(0, true); }
+    if (ev.key === "End") { ev.preventDefault(); show(slides.length - 1, true); }
+  });
+  /* in-page links (table of contents, cross references) go to their slide */
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest ? ev.target.closest("a[href^='#']") : null;
+    if (!a) { return; }
+    var k = slideOf(a.getAttribute("href"));
+    ev.preventDefault();
+    show(k, true);
+  });
+  show(slideOf(location.hash), false);
+  /* the browser scrolls to the address's #anchor after loading: start each slide at its top */
+  window.addEventListener("load", function () { window.scrollTo(0, 0); });
+})();
