@@ -1,0 +1,201 @@
+"""The live class at the Bokeh protocol level (benchmarks/wsclient.py), one server on a real
+Redis: sign-in, join, follow / detach / follow again, a student's forged change, ask the class +
+answers + reveal, and the end of the class (nothing left in Redis)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wsclient
+
+ROOT = Path(__file__).resolve().parents[3]
+TOKEN = "test-teacher-token-20"
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: Any) -> Iterator[str]:
+    s = socket_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DPLAB_TEACHER_TOKEN": TOKEN,
+           "DPLAB_REDIS_URL": redis_server.url}
+    proc = subprocess.Popen([sys.executable, "-c",
+                             f"from app.serve.server import serve; serve(port={s})"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{s}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/join", timeout=5):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail("server did not start")
+            time.sleep(0.2)
+    yield base
+    proc.terminate()
+    proc.wait(10)
+
+
+def socket_port() -> int:
+    import socket
+
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        return int(sk.getsockname()[1])
+
+
+async def fetch(url: str, method: str = "GET", body: str | None = None,
+                cookie: str = "", origin: str | None = None) -> Any:
+    from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+
+    headers = {"Accept-Language": "en"}
+    if cookie:
+        headers["Cookie"] = f"dplab_teacher={cookie}"
+    if origin:
+        headers["Origin"] = origin
+    req = HTTPRequest(url, method=method, body=body, headers=headers, follow_redirects=False)
+    try:
+        return await AsyncHTTPClient().fetch(req)
+    except HTTPClientError as exc:
+        assert exc.response is not None
+        return exc.response
+
+
+def click(model_id: str) -> dict[str, Any]:
+    return {"kind": "MessageSent", "msg_type": "bokeh_event",
+            "msg_data": {"type": "event", "name": "button_click",
+                         "values": {"type": "map", "entries": [["model", {"id": model_id}]]}}}
+
+
+async def banner(tab: wsclient.Tab, needle: str, timeout: float = 15) -> str:
+    return await tab.wait_text("dp-room-banner", lambda t: needle in t, timeout)
+
+
+def sigma_shown(tab: wsclient.Tab) -> list[str | None]:
+    return [wsclient.card_sigma(t) for t in tab.texts(tab.model("dp-card-pane"))]
+
+
+def test_live_class(server: str, redis_server: Any) -> None:
+    asyncio.run(_live_class(server, redis_server.url))
+
+
+async def _live_class(base: str, redis_url: str) -> None:
+    # ---- sign-in: wrong token 403, the right one 303 + a Strict, HttpOnly cookie ---------
+    r = await fetch(base + "/teach", "POST", "token=wrong", origin=base)
+    assert r.code == 403 and "not right" in r.body.decode()
+    r = await fetch(base + "/teach", "POST", f"token={TOKEN}", origin="http://evil.example")
+    assert r.code == 403  # another site's form
+    r = await fetch(base + "/teach", "POST", f"token={TOKEN}", origin=base)
+    assert r.code == 303
+    set_cookie = r.headers["Set-Cookie"]
+    assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie
+    assert TOKEN not in r.headers["Location"]
+    cookie = set_cookie.split(";", 1)[0].split("=", 1)[1]
+    code = re.search(r"room=([A-Z0-9]{6})", r.headers["Location"]).group(1)  # type: ignore
+    assert not set(code) & set("0O1IL")
+    page = (await fetch(f"{base}/teach?room={code}&lang=en", cookie=cookie)).body.decode()
+    assert 'class="dp-room-code"' in page and code in page and "<svg" in page
+    assert "dp-room-count" in page and TOKEN not in page
+    # students are refused by the teacher's API and buttons
+    assert (await fetch(f"{base}/teach/api/rooms/{code}")).code == 403
+    assert (await fetch(f"{base}/teach/rooms/{code}/end", "POST", "csrf=x",
+                        origin=base)).code == 403
+    # ---- join ----------------------------------------------------------------------------
+    r = await fetch(f"{base}/join?room=ZZZZZZ&lang=en")
+    assert r.code == 404 and "no class with this code" in r.body.decode()
+    r = await fetch(f"{base}/join?room={code.lower()}&lang=en")
+    assert r.code == 303 and f"/lab?room={code}" in r.headers["Location"]
+    # ---- the teacher leads, students follow -------------------------------------------------
+    teacher = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=en",
+                                      extra_cookies={"dplab_teacher": cookie})
+    assert cookie not in teacher.page.body  # never copied into the page's session token
+    a = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=en")
+    b = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=ko")
+    await wsclient.move_sigma(teacher, 0.3)  # σ = 1.995
+    for s in (a, b):
+        await s.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) == "1.995")
+    # a forged change from a student changes nothing for anyone else
+    await wsclient.move_sigma(a, -0.5)
+    await asyncio.sleep(1.0)
+    assert "0.3162" not in sigma_shown(b) and "0.3162" not in sigma_shown(teacher)
+    # detach: the teacher's next move does not reach A; follow again jumps to it
+    await a.set("dp-follow", "active", False)
+    await banner(a, "Exploring on your own")
+    await wsclient.move_sigma(teacher, 0.5)  # 3.162
+    await b.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) == "3.162")
+    await asyncio.sleep(0.5)
+    assert "3.162" not in sigma_shown(a)
+    await a.set("dp-follow", "active", True)
+    await a.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) == "3.162")
+    # counts: two students, both following (workers write every 2 s)
+    deadline = time.monotonic() + 10
+    while True:
+        api = await fetch(f"{base}/teach/api/rooms/{code}?lang=en", cookie=cookie)
+        data = __import__("json").loads(api.body)
+        if (data["connected"], data["following"]) == (2, 2) or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.5)
+    assert (data["connected"], data["following"]) == (2, 2)
+    # ---- ask the class a quiz question; one answer per student; reveal ----------------------
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)  # type: ignore
+    r = await fetch(f"{base}/teach/rooms/{code}/quiz?lang=en", "POST",
+                    f"csrf={csrf}&ref=gaussian:q-pure", cookie=cookie, origin=base)
+    assert r.code == 303
+    await banner(a, "The instructor asks the class")
+    await asyncio.sleep(1.0)
+    a.by_class.update(await _option_ids(a))
+    b.by_class.update(await _option_ids(b))
+    await asyncio.wait_for(await a._patch([click(a.model("dp-room-option-1"))]), 10)
+    await asyncio.wait_for(await b._patch([click(b.model("dp-room-option-0"))]), 10)
+    await banner(a, "Your answer")
+    deadline = time.monotonic() + 10
+    while True:
+        data = __import__("json").loads(
+            (await fetch(f"{base}/teach/api/rooms/{code}?lang=en", cookie=cookie)).body)
+        if data["answers"] == 2 or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.3)
+    assert data["counts"] == [1, 1, 0]
+    r = await fetch(f"{base}/teach/rooms/{code}/reveal?lang=en", "POST", f"csrf={csrf}",
+                    cookie=cookie, origin=base)
+    assert r.code == 303
+    await banner(b, "수업 {code}".replace("{code}", code), 5)
+    # ---- end: everyone is told, the labs keep working, nothing is left in Redis ----------
+    r = await fetch(f"{base}/teach/rooms/{code}/end?lang=en", "POST", f"csrf={csrf}",
+                    cookie=cookie, origin=base)
+    assert r.code == 303
+    await banner(a, "has ended")
+    await banner(b, "끝났습니다")
+    await wsclient.move_sigma(a, 0.0)  # A's lab still works on its own
+    from app.room.store import RedisStore
+
+    store = RedisStore(redis_url, 60)
+    assert await store.stored_keys(code) == []
+    await store.close()
+    assert (await fetch(f"{base}/join?room={code}")).code == 404
+    for tab in (teacher, a, b):
+        await tab.close()
+
+
+async def _option_ids(tab: wsclient.Tab) -> dict[str, str]:
+    """The quiz buttons are added after the page was pulled: their ids from the pushes."""
+    out: dict[str, str] = {}
+    for msg in tab.pushed:
+        for m in wsclient.walk_models(msg.content):
+            for c in (m.get("attributes") or {}).get("css_classes") or []:
+                if str(c).startswith("dp-room-option-"):
+                    out[str(c)] = str(m["id"])
+    assert out, "no quiz option buttons pushed"
+    return out
+

@@ -1,0 +1,74 @@
+"""Codes, the teacher token and cookie, CSRF, rate limits and the room state, without a server."""
+
+from __future__ import annotations
+
+from app.room import codes, tokens
+from app.room.state import FollowState, RoomView, new_question, parse_message, state_message
+
+
+def test_codes() -> None:
+    for _ in range(200):
+        c = codes.new_code()
+        assert len(c) == 6 and not set(c) & set("0O1IL")
+        assert codes.normalise(c.lower()) == c and codes.normalise(f" {c[:3]}-{c[3:]} ") == c
+    assert codes.normalise("ABC10O") is None and codes.normalise("ABC") is None
+    assert codes.normalise(None) is None
+
+
+def test_token_cookie_csrf() -> None:
+    assert tokens.check_token("s3cret-token", "s3cret-token")
+    assert not tokens.check_token("s3cret-tokeN", "s3cret-token")
+    assert not tokens.check_token("", "s3cret-token") and not tokens.check_token(None, "x")
+    c = tokens.make_cookie(now=1000.0, token="t1")
+    assert tokens.check_cookie(c, now=1001.0, token="t1")
+    assert not tokens.check_cookie(c, now=1001.0, token="t2")  # another server's token
+    assert not tokens.check_cookie(c, now=1000.0 + tokens.COOKIE_LIFETIME_S + 1, token="t1")
+    nonce, exp, mac = c.split(".")
+    assert not tokens.check_cookie(f"{nonce}.{int(exp) + 999}.{mac}", now=1001.0, token="t1")
+    assert not tokens.check_cookie("garbage", token="t1")
+    good = tokens.make_cookie(token="t1")
+    assert tokens.check_csrf(good, tokens.csrf_token(good, "t1"), "t1")
+    assert not tokens.check_csrf(good, "0" * 32, "t1")
+    assert not tokens.check_csrf(None, tokens.csrf_token(good, "t1"), "t1")
+
+
+def test_rate_limit() -> None:
+    rl = tokens.RateLimit(limit=3, window_s=10)
+    for k in range(3):
+        assert rl.blocked("1.2.3.4", now=k) == 0
+        rl.hit("1.2.3.4", now=k)
+    assert rl.blocked("1.2.3.4", now=3) > 0 and rl.blocked("5.6.7.8", now=3) == 0
+    assert rl.blocked("1.2.3.4", now=10.5) == 0
+
+
+def test_follow_state() -> None:
+    f = FollowState(code="ABCDEF")
+    q = new_question("quiz", "gaussian:q-pure", 3, 1)
+    assert f.accept(parse_message(state_message(2, "t", {"tour": 0}, q)) or {})
+    assert f.status == "live" and f.banner_key() == "room.banner.following"
+    assert not f.accept(parse_message(state_message(1, "t", {}, None)) or {})  # late, older
+    assert f.seq == 2
+    assert f.may_answer(2) and not f.may_answer(3) and not f.may_answer(True)  # type: ignore
+    f.record_answer(2)
+    assert not f.may_answer(0)  # once per student
+    f.detach()
+    assert f.banner_key() == "room.banner.own" and not f.follows
+    assert not f.accept(parse_message(state_message(3, "t", {}, q)) or {})  # not applied
+    assert f.reattach()
+    f.accept({"type": "ended"})
+    assert f.status == "ended" and not f.follows
+    teacher = FollowState(code="ABCDEF", role="teacher")
+    teacher.accept(parse_message(state_message(1, "t", {}, q)) or {})
+    assert not teacher.may_answer(0)  # the teacher does not answer
+    assert parse_message("not json") is None and parse_message('{"type": "x"}') is None
+
+
+def test_room_view_counts() -> None:
+    q = new_question("tour", "3", 3, 1)
+    v = RoomView(code="ABCDEF")
+    v.load({"snap": {"tour": 3}, "question": q},
+           {"w1": '{"c": 3, "f": 2, "t": 100}', "w2": '{"c": 5, "f": 5, "t": 50}',
+            "w3": "broken"},
+           {"s1": "0", "s2": "1", "s3": "1", "s4": "7"}, now=101.0)
+    assert (v.connected, v.following) == (3, 2)  # w2 is stale (a stopped worker)
+    assert v.counts == [1, 2, 0] and v.answers == 3
