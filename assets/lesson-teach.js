@@ -172,6 +172,8 @@
     ev.preventDefault();
     show(k, true);
   });
+  /* an address typed or followed to another #section of this page opens its slide */
+  window.addEventListener("hashchange", function () { show(slideOf(location.hash), true); });
   show(slideOf(location.hash), false);
   /* the browser scrolls to the address's #anchor after loading: start each slide at its top */
   window.addEventListener("load", function () { window.scrollTo(0, 0); });

@@ -146,7 +146,10 @@ def test_languages_have_the_same_structure_and_html_lang(page: Any, server: Serv
 
 def test_projector_mode_lesson(page: Any, server: Server) -> None:
     page.set_viewport_size({"width": 1920, "height": 1080})
-    open_lesson(page, server, "lang=ko&size=large")
+    # size=large is the present mode: one section per screen (tests/ui/test_course_teacher_ui.py)
+    page.goto(f"{server.url}/lesson?lang=ko&size=large")
+    expect(page.locator(".dp-slide-count")).to_be_visible()
+    expect(page.locator(".dp-math .katex").first).to_be_attached()
     size = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
     assert size >= 22
     link = page.locator("a.dp-open-in-lab").first.get_attribute("href")
