@@ -63,6 +63,7 @@ EXTRA: dict[str, tuple[str, dict[str, object]]] = {
     "tree b=2 leaves=16384": ("tree", {"branching": 2, "leaves": 16384}),
     "tree b=2 leaves=1024": ("tree", {"branching": 2, "leaves": 1024}),
     "hq auto pchip": ("hq", {"bins": "auto", "interpolation": "pchip"}),
+    "mpl": ("mpl", {}),
 }
 
 

@@ -9,14 +9,18 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          release of all inner products, pursuit as post-processing (``dpcore.cdf.mp``).
 * "hq"   histogram baseline (``dpcore.cdf.hist``); options bins, noise.
 * "aq"   adaptive-quantiles baseline, Kaplan-Schnapp-Stemmer 2022 (``dpcore.cdf.quantiles``).
-* "auto" the default: when n*eps < 1500 (so much noise that a handful of bins beats any
-         smooth basis) a Laplace histogram with auto_bins(n, eps) bins and monotone cubic
-         (PCHIP) interpolation; otherwise PP with the noise mechanism, released degree and the
-         degree/shrinkage chosen automatically. The choice of method and mechanism uses public
-         quantities only (eps, delta, n), the degree choice only the released coefficients
-         (``auto_plan`` documents the rule).
+* "tree" hierarchical histogram with consistency (``dpcore.cdf.tree``); options branching,
+         leaves, noise, interpolation.
+* "mpl"  matching pursuit with local atoms (B-splines, dyadic steps, Legendre) as
+         post-processing of one binary-tree release (``dpcore.cdf.mp_local``).
+* "auto" the default (``auto_plan_v2``, from public n, eps, delta and granularity only): when
+         n*eps < 1500 a Laplace histogram with PCHIP interpolation (hist_bins_v2 bins);
+         otherwise an 8-ary tree whose depth grows with n*eps (64 to 32768 leaves), PCHIP
+         inside a cell; with a public granularity the tree on the lattice.  Fixed on
+         synthetic shapes only (docs/math.md#automatic-method).  The former rule (PP from
+         n*eps = 1500, degree chosen from the noisy coefficients) is ``auto_plan``.
 
-The default is "auto", the method held to the accuracy goal of docs/math.md#cdf-accuracy-goal;
+The default is "auto", held to the goal of docs/math.md#cdf-accuracy-goal;
 the keyword arguments are the fixed interface of every method.  Every estimate is callable on
 points in the original units, non-decreasing, in [0, 1], carries the certified ``eps`` and
 ``delta`` and a ``release`` record (noisy values, noise scale, sensitivity, n, bounds, clip
@@ -37,15 +41,16 @@ from dpcore.cdf.common import CDFEstimate, Clipped, Release, check_privacy, clip
 from dpcore.cdf.hist import auto_bins, estimate_hq
 from dpcore.cdf.lattice import Lattice, check_granularity, snapped_values, step_grid
 from dpcore.cdf.mp import estimate_mp
+from dpcore.cdf.mp_local import estimate_mpl
 from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.tree import estimate_tree
 
 __all__ = ["ALL_METHODS", "METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan",
-           "auto_plan_v2", "clip_data", "estimate"]
+           "auto_plan_v2", "clip_data", "estimate", "hist_bins_v2", "tree_depth_v2"]
 
 METHODS = ("auto", "pp", "mp", "hq", "aq")
 #: Every method ``estimate`` accepts (METHODS, the page's list, plus the hierarchical tree).
-ALL_METHODS = (*METHODS, "tree")
+ALL_METHODS = (*METHODS, "tree", "mpl")
 
 # Released degree for the automatic method (the degree actually used is chosen from the noisy
 # coefficients by pp.auto_degree, so K_max only needs to be large enough).
@@ -55,15 +60,36 @@ HIGH_NOISE_K_MAX = 12
 # Below this n*eps the PCHIP histogram beat every PP variant on the bimodal shape and matched it
 # on the smooth ones (n = 10^4, eps = 0.1: KS 0.0176 vs 0.0283 bimodal; docs/cdf-results.md).
 HISTOGRAM_EPS_N = 1500.0
-# From n*eps >= HISTOGRAM_EPS_N: the hierarchical histogram (dpcore.cdf.tree) with these sizes,
-# fixed on the synthetic shapes of benchmarks/cdf_vs_histogram.py (docs/cdf-results.md).
-TREE_BRANCHING = 2
-TREE_LEAVES = 16384
 LATTICE_FLAT = 32  # a lattice of at most this many values: one flat histogram level
-# From n*eps >= TREE_EPS_N the tree; between HISTOGRAM_EPS_N and it, PP as before.  Below it the
-# tree loses to PP on the smooth shapes against the population CDF (the issue-4 goal at
-# n = 10^4, eps = 1: beta 0.0114 vs 0.0057) and is not clearly ahead against the empirical one.
-TREE_EPS_N = 20000.0
+# The default method's rule (auto_plan_v2), fixed on the synthetic shapes only
+# (benchmarks/cdf_auto_rule.py; docs/math.md#automatic-method, docs/cdf-results.md):
+# below HISTOGRAM_EPS_N the PCHIP Laplace histogram with hist_bins_v2 bins; from it, an
+# 8-ary tree (Qardaji, Yang & Li 2013: b around 8-16) with PCHIP inside a cell and depth
+# 2, 3, 4, 5 (64, 512, 4096, 32768 leaves) from these n*eps on.
+TREE_BRANCHING = 8
+TREE_DEPTH_FROM = ((HISTOGRAM_EPS_N, 2), (3000.0, 3), (60000.0, 4), (300000.0, 5))
+# Below this n*eps the histogram keeps auto_bins(n, eps) bins (7 at n*eps = 100), above it 32.
+FEW_BINS_EPS_N = 300.0
+MANY_BINS = 32
+
+
+def hist_bins_v2(n: int, eps: float) -> int:
+    """Bins of the default's histogram (n*eps < 1500): auto_bins below n*eps = 300, else 32.
+
+    Measured on the synthetic grid (benchmarks/cdf_auto_rule.py, 3 seeds, empirical CDF):
+    at n*eps = 500 and 1000, 32 PCHIP bins had geometric-mean KS ratios 0.87 and 1.00 to the
+    best-in-hindsight histogram against 1.15 and 1.47 for auto_bins' 12 and 16.
+    """
+    return auto_bins(n, eps) if n * eps < FEW_BINS_EPS_N else MANY_BINS
+
+
+def tree_depth_v2(n: int, eps: float) -> int:
+    """Depth of the default's 8-ary tree from public n*eps (TREE_DEPTH_FROM); 0 below 1500."""
+    depth = 0
+    for start, d in TREE_DEPTH_FROM:
+        if n * eps >= start:
+            depth = d
+    return depth
 
 
 @dataclass(frozen=True)
@@ -142,30 +168,40 @@ def auto_plan(n: int, eps: float, delta: float) -> AutoPlan:
 
 
 def auto_plan_v2(n: int, eps: float, delta: float, lattice_size: int | None = None) -> AutoPlan:
-    """The default method's plan from public n, eps, delta and granularity only (issue 22).
+    """The default method's plan from public n, eps, delta and granularity only.
 
     * A public lattice of K + 1 values (``lattice_size``): the tree on the lattice, one flat
       level (a histogram with one bar per value) when K + 1 <= LATTICE_FLAT, else binary.
-    * Otherwise, n * eps < TREE_EPS_N (20000): exactly ``auto_plan`` (the PCHIP Laplace
-      histogram below n * eps = 1500, PP above).
-    * Otherwise: the binary tree with TREE_LEAVES leaves; Gaussian or Laplace noise, whichever
+    * Otherwise, n * eps < HISTOGRAM_EPS_N (1500): the Laplace histogram with PCHIP
+      interpolation and ``hist_bins_v2(n, eps)`` bins (pure eps-DP; ``method`` "hq").
+    * Otherwise: the 8-ary tree of depth ``tree_depth_v2(n, eps)`` (2 from 1500, 3 from 3000,
+      4 from 60000, 5 from 300000), PCHIP inside a cell; Gaussian or Laplace noise, whichever
       has the smaller per-node variance (``tree.plan_tree``).
-    The rule and the shapes it was fixed on: docs/cdf-results.md.  Domain: as ``auto_plan``;
-    lattice_size >= 2 whole.
+    Fixed on the synthetic shapes only (docs/math.md#automatic-method).  Domain: n >= 2 whole,
+    eps > 0, delta in (0, 1), lattice_size >= 2 whole.  The former rule (PP from 1500) is
+    ``auto_plan``, unchanged.
     """
     eps_v, delta_v = check_privacy(eps, delta)
     if lattice_size is not None:
         size = int(lattice_size)
-        b = size if size <= LATTICE_FLAT else TREE_BRANCHING
+        b = size if size <= LATTICE_FLAT else 2
         tp = tree.plan_tree(n, eps_v, delta_v, leaves=size, branching=b)
         return AutoPlan(tp.noise, tp.leaves, tp.node_sd,
                         f"public lattice of {size} values: {b}-ary tree of depth {tp.depth}",
                         method="tree")
-    if n * eps_v < TREE_EPS_N:
-        return auto_plan(n, eps_v, delta_v)
-    tp = tree.plan_tree(n, eps_v, delta_v, leaves=TREE_LEAVES, branching=TREE_BRANCHING)
+    if n * eps_v < HISTOGRAM_EPS_N:
+        m = hist_bins_v2(n, eps_v)
+        return AutoPlan(
+            "laplace", m, float(np.sqrt(2.0) * 2.0 / (n * eps_v)),
+            f"n*eps < {HISTOGRAM_EPS_N:g}: {m}-bin Laplace histogram with PCHIP interpolation",
+            method="hq",
+        )
+    depth = tree_depth_v2(n, eps_v)
+    tp = tree.plan_tree(n, eps_v, delta_v, leaves=TREE_BRANCHING**depth,
+                        branching=TREE_BRANCHING)
     return AutoPlan(tp.noise, tp.leaves, tp.node_sd,
-                    f"n*eps >= {TREE_EPS_N:g}: binary tree with {tp.leaves} leaves",
+                    f"n*eps >= {HISTOGRAM_EPS_N:g}: {TREE_BRANCHING}-ary tree of depth "
+                    f"{tp.depth} ({tp.leaves} leaves), PCHIP inside a cell",
                     method="tree")
 
 
@@ -179,11 +215,14 @@ def _estimate_auto(
                                                                  granularity)
     plan = auto_plan_v2(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
     if plan.method == "tree":
-        b = (lattice.size if lattice is not None and lattice.size <= LATTICE_FLAT
-             else TREE_BRANCHING)
+        if lattice is not None:
+            b = lattice.size if lattice.size <= LATTICE_FLAT else 2
+        else:
+            b = TREE_BRANCHING
         est = estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                             branching=b, leaves=max(plan.k_max, 3),
-                            granularity=None if lattice is None else lattice.h)
+                            granularity=None if lattice is None else lattice.h,
+                            interpolation="pchip")
         return replace(est, method="auto", info={**est.info, "plan": plan})
     if plan.method == "hq":
         est = estimate_hq(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
@@ -202,6 +241,7 @@ _DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
     "hq": estimate_hq,
     "aq": estimate_aq,
     "tree": estimate_tree,
+    "mpl": estimate_mpl,
 }
 
 _OPTIONS = {
@@ -210,7 +250,8 @@ _OPTIONS = {
     "mp": ("families", "k_max", "max_atoms", "noise"),
     "hq": ("bins", "noise", "interpolation"),
     "aq": ("quantiles",),
-    "tree": ("branching", "leaves", "noise"),
+    "tree": ("branching", "leaves", "noise", "interpolation"),
+    "mpl": ("leaves", "max_atoms"),
 }
 
 

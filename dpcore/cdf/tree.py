@@ -48,6 +48,7 @@ from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.interpolate import PchipInterpolator
 
 from dpcore import gaussian
 from dpcore import validate as v
@@ -71,6 +72,7 @@ __all__ = [
     "TreePlan",
     "consistent",
     "estimate_tree",
+    "from_leaves",
     "leaf_frequencies",
     "plan_tree",
     "release_tree",
@@ -78,6 +80,11 @@ __all__ = [
 ]
 
 NOISES = ("auto", "gaussian", "laplace")
+INTERPOLATIONS = ("linear", "pchip")
+#: With interpolation="pchip", the CDF is tabulated at this many points per cell (then linear).
+PCHIP_POINTS_PER_CELL = 8
+#: ... but on at most this many points in all (fewer per cell for very fine trees).
+PCHIP_GRID_LIMIT = 1 << 15
 BRANCHING_LIMIT = 1024
 LEAVES_LIMIT = 1 << 20
 DEFAULT_BRANCHING = 8
@@ -219,17 +226,46 @@ def leaf_index(t: FloatArray, leaves: int) -> NDArray[np.int64]:
     return idx
 
 
+def _pchip_grid(lo: float, hi: float, edges_f: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Monotone cubic (PCHIP, Fritsch & Carlson 1980) between the inner cell edges.
+
+    ``edges_f`` = F at the inner edges t_k = k / C, k = 0..C (C cells); returns points of
+    [lo, hi) in original units and F there (post-processing of the edge values, which are
+    already monotone, so the interpolant is monotone too).
+    """
+    cells = edges_f.size - 1
+    per = max(1, min(PCHIP_POINTS_PER_CELL, PCHIP_GRID_LIMIT // cells))
+    t_e = np.arange(cells + 1) / cells
+    t = np.arange(cells * per + 1) / (cells * per)
+    f = np.clip(PchipInterpolator(t_e, edges_f)(t), 0.0, 1.0)
+    f = np.maximum.accumulate(f)
+    return lo + (hi - lo) * t, f
+
+
 def _estimate_from(clipped: Clipped, eps: float, delta: float, rng: np.random.Generator,
-                   plan: TreePlan, lattice: Lattice | None) -> CDFEstimate:
-    m = plan.leaves
+                   plan: TreePlan, lattice: Lattice | None,
+                   interpolation: str = "linear") -> CDFEstimate:
     if lattice is None:
-        idx = leaf_index(clipped.t, m)
+        idx = leaf_index(clipped.t, plan.leaves)
         n_off = 0
     else:
         idx, n_off = snap(clipped, lattice)
     noisy = release_tree(idx, clipped.n, plan, rng)
     cons = consistent(noisy, plan.branching)
-    edge_f = tree_cdf(cons[-1])
+    return from_leaves(clipped, eps, delta, plan, noisy, cons[-1], lattice, n_off,
+                       interpolation)
+
+
+def from_leaves(clipped: Clipped, eps: float, delta: float, plan: TreePlan,
+                noisy: list[FloatArray], leaf: FloatArray, lattice: Lattice | None = None,
+                n_off: int = 0, interpolation: str = "linear") -> CDFEstimate:
+    """The CDF estimate from post-processed leaf masses ``leaf`` of the release ``noisy``.
+
+    Post-processing only: cumulative sums, isotonic, clip (``tree_cdf``), then the grid
+    (linear or PCHIP inside a cell, a step CDF on a lattice); the record holds ``noisy``.
+    """
+    m = plan.leaves
+    edge_f = tree_cdf(leaf)
     cert_delta = delta if plan.noise == "gaussian" else 0.0
     how = (
         f"one {'Gaussian' if plan.noise == 'gaussian' else 'Laplace'} release of the "
@@ -254,14 +290,20 @@ def _estimate_from(clipped: Clipped, eps: float, delta: float, rng: np.random.Ge
     info: dict[str, object] = {"leaves": m, "branching": plan.branching, "depth": plan.depth}
     lo, hi = clipped.lo, clipped.hi
     if lattice is None:
-        # edge_f[j] = F after leaves 0..j-1; F(lo) = leaf 0, F just below hi = leaves 0..M-2
+        # edge_f[j] = F after leaves 0..j-1; F(lo) = leaf 0, F at the inner edge t = j / (M - 2)
+        # = leaves 0..j, F just below hi = leaves 0..M-2 (all but the point hi)
         inner = m - 2
         gx = np.empty(inner + 2)
         gx[: inner] = lo + (hi - lo) * (np.arange(inner) / inner)
         gx[0] = lo
         gx[inner] = np.nextafter(hi, -np.inf)
         gx[inner + 1] = hi
-        gf = np.concatenate([edge_f[1 : inner + 1], edge_f[inner : inner + 1], [1.0]])
+        gf = np.concatenate([edge_f[1 : inner + 1], edge_f[inner + 1 : inner + 2], [1.0]])
+        if interpolation == "pchip":
+            px, pf = _pchip_grid(lo, hi, edge_f[1 : inner + 2])
+            gx = np.concatenate([px[:-1], [np.nextafter(hi, -np.inf), hi]])
+            gf = np.concatenate([pf[:-1], [pf[-1], 1.0]])
+        info["interpolation"] = interpolation
     else:
         rel.extra.update({"granularity": lattice.h, "n_off_lattice": n_off})
         info.update({"granularity": lattice.h, "n_off_lattice": n_off})
@@ -280,13 +322,15 @@ def estimate_tree(
     leaves: int = DEFAULT_LEAVES,
     noise: str = "auto",
     granularity: float | None = None,
+    interpolation: str = "linear",
 ) -> CDFEstimate:
     """Private CDF from a hierarchical histogram with consistency (see module docstring).
 
     Options: ``branching`` b (2..1024, default 8), ``leaves`` (at least this many leaves,
     2..2^20, default 4096; ignored with a granularity, where the lattice fixes them), ``noise``
     ('auto', 'gaussian', 'laplace'), ``granularity`` (public lattice step h, see
-    ``dpcore.cdf.lattice``).
+    ``dpcore.cdf.lattice``), ``interpolation`` inside a cell ('linear', a uniform spread, or
+    'pchip', the monotone cubic through the cell edges; ignored on a lattice).
     Certified guarantee: (eps, delta) for Gaussian noise, (eps, 0) for Laplace; the record
     holds the tree's shape, the node noise and the exact sensitivity.
     """
@@ -295,5 +339,7 @@ def estimate_tree(
     lattice = None if granularity is None else check_granularity(
         (clipped.lo, clipped.hi), granularity)
     m = lattice.size if lattice is not None else max(v.integer("leaves", leaves, lo=2), 3)
+    if interpolation not in INTERPOLATIONS:
+        raise ValueError(f"interpolation must be one of {INTERPOLATIONS} (got {interpolation!r})")
     plan = plan_tree(clipped.n, eps_v, delta_v, leaves=m, branching=branching, noise=noise)
-    return _estimate_from(clipped, eps_v, delta_v, make_rng(rng), plan, lattice)
+    return _estimate_from(clipped, eps_v, delta_v, make_rng(rng), plan, lattice, interpolation)

@@ -209,7 +209,7 @@ def test_auto_plan_reads_only_public_numbers(monkeypatch: pytest.MonkeyPatch) ->
     )
     assert seen[0] == seen[1] == (5000, 8.0, 1e-6, None)
     assert plans[0] == plans[1] and plans[0].method == "tree"
-    # below n*eps = 20000 exactly the former rule (histogram below 1500, PP above)
-    assert cdf.auto_plan_v2(1000, 1.0, 1e-6) == cdf.auto_plan(1000, 1.0, 1e-6)
-    assert cdf.auto_plan_v2(10_000, 1.0, 1e-6) == cdf.auto_plan(10_000, 1.0, 1e-6)
-    assert cdf.auto_plan_v2(10_000, 1.0, 1e-6).method == "pp"
+    # below n*eps = 1500 a histogram (as the former rule), from it the 8-ary tree
+    assert cdf.auto_plan_v2(1000, 1.0, 1e-6).method == cdf.auto_plan(1000, 1.0, 1e-6).method
+    assert cdf.auto_plan_v2(10_000, 1.0, 1e-6).method == "tree"
+    assert cdf.auto_plan(10_000, 1.0, 1e-6).method == "pp"  # the former rule, unchanged
