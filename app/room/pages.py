@@ -24,8 +24,9 @@ from urllib.parse import urlencode, urlsplit
 
 import tornado.web
 
-from app.room import codes, tokens
+from app.room import codes, poll_pages, tokens
 from app.room.hub import get_hub
+from app.room.poll import PollError
 from app.room.questions import question_text, quiz_refs
 from app.room.render import distribution_html, qr_svg
 from app.room.state import RoomView
@@ -76,7 +77,8 @@ class _Base(tornado.web.RequestHandler):
         self.set_header("Cache-Control", "no-store")
         self.finish(shell_html.document(
             lang=lang, kept=kept, notices=notices, path=path, title=title, body=body,
-            extra_query=extra, css=[asset_url("dplab-room.css"), asset_url("dplab-room-dist.css")],
+            extra_query=extra, css=[asset_url("dplab-room.css"), asset_url("dplab-room-dist.css"),
+                                    asset_url("dplab-poll.css")],
             scripts=scripts))
 
     def query(self, lang: str, kept: dict[str, str], **more: str) -> str:
@@ -142,7 +144,8 @@ class TeachHandler(_Base):
         self.page(status, lang, kept, notices, "/teach", t("room.teach.title", lang), body)
 
     async def room_page(self, code: str, lang: str, kept: dict[str, str],
-                        notices: list[str]) -> None:
+                        notices: list[str], errors: dict[str, str] | None = None,
+                        form: dict[str, str] | None = None, status: int = 200) -> None:
         hub = get_hub()
         view = await load_view(code)
         cookie = self.get_cookie(tokens.COOKIE) or ""
@@ -171,6 +174,9 @@ class TeachHandler(_Base):
         api = href(f"/teach/api/rooms/{code}") + "?" + urlencode({"lang": lang})
         code_aria = t("room.code_aria", lang, code=" ".join(code))
         dist = distribution_html(qt, view.counts, bool(q and q.get("revealed")), lang)
+        sections = poll_pages.teacher_sections(
+            code, lang, lambda name: href(f"/teach/rooms/{code}/{name}") + self.query(lang, kept),
+            csrf, errors, form)
         body = f"""
 <section class="dp-room" data-api="{_e(api)}">
   <div class="dp-room-join">
@@ -198,10 +204,11 @@ class TeachHandler(_Base):
       <p class="dp-room-small">{_e(t("room.end_note", lang))}</p>
     </div>
   </div>
-</section>"""
+</section>{sections}"""
         del hub
-        self.page(200, lang, kept, notices, "/teach", t("room.page_title", lang, code=code),
-                  body, extra={"room": code}, scripts=(asset_url("dplab-teach.js"),))
+        self.page(status, lang, kept, notices, "/teach", t("room.page_title", lang, code=code),
+                  body, extra={"room": code},
+                  scripts=(asset_url("dplab-teach.js"), asset_url("dplab-poll-teach.js")))
 
     async def post(self) -> None:
         lang, kept, notices = self.opts()
@@ -257,17 +264,38 @@ async def load_view(code: str) -> RoomView:
     return view
 
 
-class RoomActionHandler(_Base):
-    async def post(self, code_text: str, action: str) -> None:
+class RoomActionHandler(TeachHandler):
+    async def post(self, code_text: str, action: str) -> None:  # type: ignore[override]
         lang, kept, notices = self.opts()
         code = codes.normalise(code_text)
         cookie = self.get_cookie(tokens.COOKIE)
-        if (code is None or action not in ACTIONS or not self.same_origin()
+        if (code is None or action not in (*ACTIONS, *poll_pages.POLL_ACTIONS)
+                or not self.same_origin()
                 or not tokens.check_csrf(cookie, self.get_body_argument("csrf", None))):
             self.set_status(403)
             self.login_or_forbidden(lang, kept, notices)
             return
         hub = get_hub()
+        if action in poll_pages.POLL_ACTIONS:
+            args = {k: self.get_body_argument(k, "") for k in
+                    ("question", "preset", "eps", "model", "delta", "mech", "kind", "choices",
+                     "lo", "hi", "unit", "method")}
+            try:
+                if not await hub.store.exists(code):
+                    self.start_page(lang, kept, [*notices, t("room.teach.no_room", lang)], 404)
+                    return
+                await poll_pages.do_action(code, action, args)
+            except PollError as exc:
+                await self.room_page(code, lang, kept, notices,
+                                     {exc.field: t(exc.key, lang, **exc.fmt)},
+                                     poll_pages.form_echo(action, args), status=400)
+                return
+            except StoreDown:
+                self.set_status(503)
+                self.finish(t("room.store_down", lang))
+                return
+            self.redirect(href("/teach") + self.query(lang, kept, room=code), status=303)
+            return
         try:
             if action == "end":
                 await hub.end(code)
@@ -354,8 +382,7 @@ class JoinHandler(_Base):
                 except StoreDown:
                     ok, error, status = False, t("room.store_down", lang), 503
                 if ok:
-                    self.redirect(href("/lab") + self.query(lang, kept, room=str(code)),
-                                  status=303)
+                    self.class_page(str(code), lang, kept, notices)
                     return
                 if not error:
                     UNKNOWN_CODE.hit(client)
@@ -379,10 +406,42 @@ class JoinHandler(_Base):
                 f'<p class="dp-room-small">{_e(t("room.join.private", lang))}</p></section>')
         self.page(status, lang, kept, notices, "/join", t("room.join.title", lang), body)
 
+    def class_page(self, code: str, lang: str, kept: dict[str, str], notices: list[str]) -> None:
+        """The class's page for a student: the lab link, the open poll or number question and
+        the released CDF, refreshed by assets/dplab-poll.js (no Bokeh session)."""
+        lab = href("/lab") + self.query(lang, kept, room=code)
+        state = href("/join/state") + "?" + urlencode({"room": code, "lang": lang})
+        msgs = {k: t(f"poll.js.{k}", lang) for k in (
+            "sent_local", "sent_central", "already", "closed", "bad", "gone", "failed",
+            "pick", "value_bad", "value_sent", "mine", "ledger", "ended", "store")}
+        data = " ".join(f'data-msg-{k.replace("_", "-")}="{_e(v)}"' for k, v in msgs.items())
+        body = (f'<section class="dp-join" data-room="{_e(code)}" data-state="{_e(state)}" '
+                f'data-answer="{_e(href("/join/answer"))}" data-value="{_e(href("/join/value"))}" '
+                f'data-yes="{_e(t("poll.yes", lang))}" data-no="{_e(t("poll.no", lang))}" {data}>'
+                f'<h1>{_e(t("poll.join.title", lang, code=code))}</h1>'
+                f'<p><a class="dp-room-btn dp-join-lab" href="{_e(lab)}">'
+                f'{_e(t("poll.join.lab", lang))}</a></p>'
+                f'<noscript><p class="dp-room-error">{_e(t("poll.join.noscript", lang))}</p>'
+                f'</noscript>'
+                f'<p class="dp-join-ended" role="alert" hidden>{_e(t("poll.js.ended", lang))}</p>'
+                f'<div class="dp-join-poll" aria-live="polite">'
+                f'<p class="dp-poll-none">{_e(t("poll.student.none", lang))}</p></div>'
+                f'<div class="dp-join-ask" aria-live="polite"></div>'
+                f'<div class="dp-join-cdf-box"></div>'
+                f'<section class="dp-join-privacy" aria-labelledby="dp-join-privacy-h">'
+                f'<h2 id="dp-join-privacy-h">{_e(t("poll.join.privacy", lang))}</h2>'
+                f'<p class="dp-poll-ledger">{_e(t("poll.js.ledger_none", lang))}</p>'
+                f'<p class="dp-join-class-ledger"></p>'
+                f'<p class="dp-room-small">{_e(t("room.join.private", lang))}</p></section>'
+                f'</section>')
+        self.page(200, lang, kept, notices, "/join", t("poll.join.title", lang, code=code), body,
+                  extra={"room": code}, scripts=(asset_url("dplab-poll.js"),))
+
 
 def routes(https: bool = False) -> list[tuple[str, type[tornado.web.RequestHandler], Any]]:
     kw = {"https": https}
-    return [(r"/teach/?", TeachHandler, kw),
-            (r"/teach/rooms/([A-Za-z0-9]{1,12})/([a-z]+)", RoomActionHandler, kw),
+    return [*poll_pages.routes(kw),
+            (r"/teach/?", TeachHandler, kw),
+            (r"/teach/rooms/([A-Za-z0-9]{1,12})/([a-z-]+)", RoomActionHandler, kw),
             (r"/teach/api/rooms/([A-Za-z0-9]{1,12})", RoomApiHandler, kw),
             (r"/join/?", JoinHandler, kw)]
