@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"
 SERVE_PROD_DOC = (ROOT / "scripts" / "serve-prod").read_text(encoding="utf-8")
 DOCUMENTED = set(re.findall(r"^  (DPLAB_[A-Z_]+)", SERVE_PROD_DOC, re.M))
