@@ -160,6 +160,23 @@ class TourStep:
     reveal: str | None
 
 
+@dataclass(frozen=True)
+class CDFTourStep:
+    """One step of the guided tour of /cdf (``lessons/cdftour.<lang>.toml``): ``start`` is the
+    page state the step opens with, ``cdf`` the state shown with the reveal (the change the
+    student predicts); both use the /cdf address names."""
+
+    id: str
+    title: str
+    body: str
+    start: dict[str, str]
+    cdf: dict[str, str]
+    predict: str | None
+    options: tuple[str, ...]
+    answer: int | None
+    reveal: str | None
+
+
 def source_path(lesson: str, lang: str) -> Path:
     return LESSON_DIR / f"{lesson}.{lang}.toml"
 
@@ -373,4 +390,32 @@ def tour(lang: str) -> tuple[TourStep, ...]:
             s["id"], fill(s["title"], vals, where), fill(s["body"], vals, where), lab,
             fill(predict, vals, where) if predict else None, options, answer,
             fill(s["reveal"], vals, where) if s.get("reveal") else None))
+    return tuple(steps)
+
+
+@cache
+def cdf_tour(lang: str) -> tuple[CDFTourStep, ...]:
+    """The guided tour of /cdf (``lessons/cdftour.<lang>.toml``), values of the CDF lesson
+    filled in."""
+    raw = read_source("cdftour", lang)
+    vals = values("cdf")
+    steps = []
+    for s in raw.get("step", []):
+        where = f"cdftour.{lang}.toml {s['id']}"
+        states = []
+        for key in ("start", "cdf"):
+            st = {k: _fmt_param(v) for k, v in s.get(key, s.get("start", {})).items()}
+            unknown = [k for k in st if k not in CDF_KEYS]
+            if unknown or "data" not in st:
+                raise KeyError(f"{where}: {key} needs data and only /cdf names ({unknown})")
+            states.append(st)
+        predict = s.get("predict")
+        options = tuple(fill(o, vals, where) for o in s.get("options", []))
+        answer = s.get("answer")
+        if predict is not None and (answer is None or not 0 <= answer < len(options)):
+            raise ValueError(f"{where}: a prediction needs options and a valid answer index")
+        steps.append(CDFTourStep(
+            s["id"], fill(s["title"], vals, where), fill(s["body"], vals, where),
+            states[0], states[1], fill(predict, vals, where) if predict else None, options,
+            answer, fill(s["reveal"], vals, where) if s.get("reveal") else None))
     return tuple(steps)

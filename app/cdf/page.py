@@ -24,6 +24,7 @@ from typing import Any
 import panel as pn
 
 from app.cdf import export, views
+from app.cdf import tour as cdf_tour
 from app.cdf.controls import CDFControls
 from app.cdf.figures import CDFFigures
 from app.cdf.inputs import METHODS
@@ -287,14 +288,19 @@ def create_page(lang: str | None = None) -> Any:
         _WARM = True
         warm_up()
     state = CDFState()
-    notices = state.apply_url(options.session_args())
-    page = CDFPage(state, lang, large=options.is_large(), notices=notices)
+    args = options.session_args()
+    notices = state.apply_url(args)
+    tour_objs, tour_bad, ts = cdf_tour.attach(state, lang, args.get("tour"))
+    page = CDFPage(state, lang, large=options.is_large(), notices=[*notices, *tour_bad])
+    if ts is not None:
+        ts.param.watch(lambda e: page.address.update(tour=str(e.new) if e.new else ""), "step")
     if pn.state.curdoc is not None:
         # the upload lives in this session only: drop it when the session ends
         pn.state.on_session_destroyed(lambda _ctx: state.discard())
         # the complete state goes into the address (AddressBar sends it once the page is there)
         page._flush_url()
-    return layout.page(lang=lang, title=t("cdf.title", lang), path="/cdf", main=page.main(),
+    return layout.page(lang=lang, title=t("cdf.title", lang), path="/cdf",
+                       main=[*tour_objs, *page.main()],
                        sidebar=page.sidebar(), sidebar_width=480 if options.is_large() else 380)
 
 

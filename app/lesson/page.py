@@ -185,10 +185,10 @@ def lesson_html(lesson: lessons.Lesson, lang: str, kept: Mapping[str, str],
             f'<p><button type="button" class="dp-btn dp-reset-all">{tr("lesson.quiz_reset_all")}'
             f"</button></p></section>")
 
-    tour = ""
-    if lesson.id == "gaussian":
-        tour = (f'<p class="dp-tour-link"><a class="dp-btn-link" href="'
-                f'{html.escape(_lab_href("/lab?tour=1", lang, kept))}">{tr("lesson.tour")}</a></p>')
+    tour_href, tour_key = (("/lab?tour=1", "lesson.tour") if lesson.id == "gaussian"
+                           else ("/cdf?tour=1", "teach.cdf_tour"))
+    tour = (f'<p class="dp-tour-link"><a class="dp-btn-link" href="'
+            f'{html.escape(_lab_href(tour_href, lang, kept))}">{tr(tour_key)}</a></p>')
     other = "cdf" if lesson.id == "gaussian" else "gaussian"
     other_href = "/lesson?" + "&".join(
         [f"lang={lang}", *(f"{k}={v}" for k, v in kept.items())]
