@@ -41,7 +41,7 @@
   var ledgerP = root.querySelector(".dp-poll-ledger");
   var classLedger = root.querySelector(".dp-join-class-ledger");
   var ended = root.querySelector(".dp-join-ended");
-  function msg(name) { return root.getAttribute("data-msg-" + name) || ""; }
+  function msg(name) { return root.getAttribute("data-msg-" + name.replace(/_/g, "-")) || ""; }
   function fill(text, values) {
     return text.replace(/\{(\w+)\}/g, function (m, k) {
       return Object.prototype.hasOwnProperty.call(values, k) ? String(values[k]) : m;
@@ -109,19 +109,26 @@
       send.disabled = true;
       return;
     }
+    var pending = null; // the randomized option once drawn: a retry sends the same one
     send.addEventListener("click", function () {
-      var chosen = form.querySelector("input.dp-poll-option:checked");
-      if (!chosen) { status.textContent = msg("pick"); return; }
       var eps = parseFloat(form.getAttribute("data-eps"));
       var k = parseInt(form.getAttribute("data-k"), 10);
       var model = form.getAttribute("data-model");
       var yesno = form.getAttribute("data-kind") === "yesno";
-      var options = Array.prototype.map.call(form.querySelectorAll("input.dp-poll-option"),
-                                             function (i) { return i.value; });
-      var truth = options.indexOf(chosen.value);
-      var out = model === "local" ? randomize(truth, eps, k) : truth;
+      var inputs = form.querySelectorAll("input.dp-poll-option");
+      var options = Array.prototype.map.call(inputs, function (i) { return i.value; });
+      if (pending === null) {
+        var chosen = form.querySelector("input.dp-poll-option:checked");
+        if (!chosen) { status.textContent = msg("pick"); return; }
+        var truth = options.indexOf(chosen.value);
+        pending = model === "local" ? randomize(truth, eps, k) : truth;
+        // the true answer is not kept past this point, nor left on the screen
+        truth = null;
+        chosen = null;
+        Array.prototype.forEach.call(inputs, function (i) { i.checked = false; i.disabled = true; });
+      }
+      var out = pending;
       var sent = yesno ? options[out] : out;
-      truth = null; // the true answer is not kept past this point
       send.disabled = true;
       post(root.getAttribute("data-answer"), { room: room, poll: id, sid: mine.sid, sent: sent })
         .then(function (res) {
@@ -137,7 +144,7 @@
                                       { sent: label });
           } else {
             status.textContent = errorText(res);
-            if (res.status >= 500 || res.status === 0) { send.disabled = false; }
+            if (res.status >= 500) { send.disabled = false; }
           }
         }).catch(function () { status.textContent = msg("failed"); send.disabled = false; });
     });

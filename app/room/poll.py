@@ -321,12 +321,14 @@ def results(poll: Mapping[str, Any], answers: Mapping[str, str]) -> dict[str, An
 
 
 def comparison(eps: float, delta: float, n: int, k: int = 2) -> dict[str, float]:
-    """The two models' 95 % half widths at the same ε and n (Gaussian central at δ), and how
-    many students the local model would need for the central model's width."""
+    """The two models' 95 % half widths at the same ε and n: local randomized response against
+    the central Laplace count (both pure ε-DP) and the central Gaussian count at δ; and how many
+    students the local model would need for the central Laplace width."""
     n = max(1, n)
     loc = Z95 * local_sd(eps, n, k)
-    cen = central_half_width(eps, delta, "gaussian", n, k)
-    return {"local": loc, "central": cen, "ratio": loc / cen,
+    cen = central_half_width(eps, 0.0, "laplace", n, k)
+    gau = central_half_width(eps, delta, "gaussian", n, k)
+    return {"local": loc, "central": cen, "gaussian": gau, "ratio": loc / cen,
             "n_needed": (loc / cen) ** 2 * n}
 
 

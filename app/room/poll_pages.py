@@ -172,8 +172,9 @@ def teacher_sections(code: str, lang: str, action_url: Any, csrf: str,
 <section class="dp-cdf-section" aria-labelledby="dp-cdf-h" data-cdf-api="{_e(api)}/cdf?lang={lang}">
   <h2 id="dp-cdf-h">{_e(t("poll.cdf.section", lang))}</h2>
   <div class="dp-poll-cols">
-    <div class="dp-poll-controls">{values_form}{vclose}{release_form}{truth}</div>
-    <div class="dp-cdf-results" aria-live="polite"><p>{_e(t("poll.cdf.none", lang))}</p></div>
+    <div class="dp-poll-controls">{values_form}{vclose}{release_form}</div>
+    <div><div class="dp-cdf-results" aria-live="polite"><p>{_e(t("poll.cdf.none", lang))}</p></div>
+      {truth}</div>
   </div>
 </section>"""  # noqa: E501
 

@@ -212,6 +212,9 @@ def width_plot(eps: float, n: int, delta: float, lang: str, k: int = 2) -> str:
     def w_central(e: float) -> float:
         return 2 * P.central_half_width(e, delta, "gaussian", n, k)
 
+    def w_laplace(e: float) -> float:
+        return 2 * P.central_half_width(e, 0.0, "laplace", n, k)
+
     xt = [(_log_x(e), f"{e:g}") for e in (0.1, 0.25, 0.5, 1, 2, 5, 10)]
     yt = [(_sy(y), f"{y:.2g}") for y in (0.0, 0.25, 0.5, 0.75, 1.0)]
     here = 2 * P.Z95 * P.local_sd(eps, n, k)
@@ -221,7 +224,7 @@ def width_plot(eps: float, n: int, delta: float, lang: str, k: int = 2) -> str:
            f'aria-label="{_e(title)}"><title>{_e(title)}</title>'
            f'{_axes(xt, yt, t("poll.width.x", lang), t("poll.width.y", lang))}'
            f'{line(w_local(n), "dp-plot-line")}{line(w_local(4 * n), "dp-plot-line2")}'
-           f'{line(w_central, "dp-plot-line3")}'
+           f'{line(w_central, "dp-plot-line3")}{line(w_laplace, "dp-plot-line4")}'
            f'<circle class="dp-plot-mark" cx="{mx:.1f}" cy="{my:.1f}" r="7"/>'
            f'<text class="dp-plot-tick" x="{mx + 10:.1f}" y="{my - 8:.1f}">'
            f'{_e(t("poll.width.here", lang, n=n, eps=num(eps)))}</text></svg>')
@@ -230,17 +233,21 @@ def width_plot(eps: float, n: int, delta: float, lang: str, k: int = 2) -> str:
               f'<li><span class="dp-key dp-key-2" aria-hidden="true"></span>'
               f'{_e(t("poll.width.local", lang, n=4 * n))}</li>'
               f'<li><span class="dp-key dp-key-3" aria-hidden="true"></span>'
-              f'{_e(t("poll.width.central", lang, n=n, delta=f"{delta:g}"))}</li></ul>')
+              f'{_e(t("poll.width.central", lang, n=n, delta=f"{delta:g}"))}</li>'
+              f'<li><span class="dp-key dp-key-4" aria-hidden="true"></span>'
+              f'{_e(t("poll.width.laplace", lang, n=n))}</li></ul>')
     rows = []
     for e in (0.25, 0.5, 1.0, math.log(3.0), 2.0, 5.0):
         rows.append(f'<tr><th scope="row">{e:.3g}</th><td>{pct(min(1, w_local(n)(e)))}</td>'
                     f'<td>{pct(min(1, w_local(4 * n)(e)))}</td>'
-                    f'<td>{pct(min(1, w_central(e)))}</td></tr>')
+                    f'<td>{pct(min(1, w_central(e)))}</td><td>{pct(min(1, w_laplace(e)))}</td>'
+                    f'</tr>')
     table = (f'<table class="dp-room-table"><caption>{_e(t("poll.width.table", lang))}</caption>'
              f'<thead><tr><th scope="col">ε</th><th scope="col">'
              f'{_e(t("poll.width.local", lang, n=n))}</th><th scope="col">'
              f'{_e(t("poll.width.local", lang, n=4 * n))}</th><th scope="col">'
-             f'{_e(t("poll.width.central", lang, n=n, delta=f"{delta:g}"))}</th></tr></thead>'
+             f'{_e(t("poll.width.central", lang, n=n, delta=f"{delta:g}"))}</th><th scope="col">'
+             f'{_e(t("poll.width.laplace", lang, n=n))}</th></tr></thead>'
              f'<tbody>{"".join(rows)}</tbody></table>')
     return f'<figure class="dp-poll-width">{svg}{legend}{table}</figure>'
 
@@ -320,10 +327,13 @@ def results_html(poll: Mapping[str, Any], res: Mapping[str, Any], lang: str) -> 
                f'<strong class="dp-poll-estimate">{pct(res["estimate"])}</strong> '
                f'<span class="dp-poll-ci">'
                f'{_e(_interval_text(res["ci95"], bool(res["clipped"]), lang))}</span></p>')
+        if not 0.0 <= float(res["estimate"]) <= 1.0:
+            big += f'<p class="dp-room-small">{_e(t("poll.res.outside", lang))}</p>'
     delta_cmp = float(res["delta"]) or P.DEFAULT_DELTA
     cmp_ = P.comparison(eps, delta_cmp, max(n, 1), k)
-    cmp_text = t("poll.cmp.text", lang, n=max(n, 1), eps=num(eps), delta=f"{delta_cmp:g}",
-                 local=pct(cmp_["local"]), central=pct(cmp_["central"]),
+    cmp_text = t("poll.cmp.text" if cmp_["ratio"] > 1 else "poll.cmp.text_small", lang,
+                 n=max(n, 1), eps=num(eps), delta=f"{delta_cmp:g}", local=pct(cmp_["local"]),
+                 central=pct(cmp_["central"]), gaussian=pct(cmp_["gaussian"]),
                  ratio=f"{cmp_['ratio']:.1f}", needed=f"{math.ceil(cmp_['n_needed']):,}")
     compare = (f'<div class="dp-poll-compare"><h4>{_e(t("poll.cmp.title", lang))}</h4>'
                f'<p>{_e(cmp_text)}</p></div>')
