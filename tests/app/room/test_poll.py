@@ -96,13 +96,16 @@ def test_central_model_calibrated_by_dpcore() -> None:
 def test_local_against_central() -> None:
     c = P.comparison(math.log(3), 1e-5, 40)
     assert c["local"] == pytest.approx(1.959963984540054 * math.sqrt(0.1875 / 40) / 0.5)
-    assert c["central"] == pytest.approx(
+    assert c["central"] == pytest.approx(math.log(20) / (40 * math.log(3)))  # Laplace, pure ε
+    assert c["gaussian"] == pytest.approx(
         1.959963984540054 * gaussian.calibrate_sigma(math.log(3), 1e-5, 1.0) / 40)
     assert c["ratio"] > 1  # the local model pays for not trusting the server
+    assert c["n_needed"] == pytest.approx(c["ratio"] ** 2 * 40)
     # local shrinks like 1/sqrt(n), central like 1/n
     c4 = P.comparison(math.log(3), 1e-5, 160)
     assert c4["local"] == pytest.approx(c["local"] / 2)
     assert c4["central"] == pytest.approx(c["central"] / 4)
+    assert c4["gaussian"] == pytest.approx(c["gaussian"] / 4)
 
 
 def test_teacher_input() -> None:
