@@ -106,9 +106,12 @@ class Estimate:
     clipped: bool  # the interval was clipped
 
     def as_json(self) -> dict[str, Any]:
+        def finite(x: float) -> float | None:  # JSON has no NaN
+            return x if math.isfinite(x) else None
+
         return {"reported": self.reported, "raw_share": self.raw_share,
-                "estimate": self.estimate, "sd": self.sd, "ci95": [self.lo, self.hi],
-                "clipped": self.clipped}
+                "estimate": finite(self.estimate), "sd": finite(self.sd),
+                "ci95": [self.lo, self.hi], "clipped": self.clipped}
 
 
 def _interval(est: float, half: float) -> tuple[float, float, bool]:

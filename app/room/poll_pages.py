@@ -302,7 +302,7 @@ class PollApiHandler(_TeacherApi):
             self.finish(json.dumps(out, ensure_ascii=False, indent=1))
             return
         out["html"] = R.results_html(poll, res, lang) + R.past_table(past, lang)
-        self.finish(json.dumps(out, ensure_ascii=False))
+        self.finish(json.dumps(out, ensure_ascii=False, allow_nan=False))
 
 
 def _csv(out: dict[str, Any], poll: dict[str, Any], lang: str) -> str:

@@ -20,7 +20,7 @@ def _e(x: object) -> str:
     return html.escape(str(x))
 
 
-def pct(x: float | None) -> str:
+def pct(x: float | None) -> str:  # None or NaN: a dash
     return "—" if x is None or not math.isfinite(x) else f"{100 * x:.1f} %"
 
 
@@ -281,7 +281,7 @@ def results_html(poll: Mapping[str, Any], res: Mapping[str, Any], lang: str) -> 
     if poll["model"] == "local":
         for i, lab in enumerate(labels):
             e = res["per_option"][i]
-            est = pct(e["estimate"]) if n else "—"
+            est = pct(e["estimate"]) if n else "—"  # pct() says "—" for None
             rows.append(f'<tr><th scope="row">{_e(lab)}</th><td>{e["reported"]}</td>'
                         f'<td>{pct(e["raw_share"]) if n else "—"}</td>'
                         f'<td class="dp-poll-est">{est}</td>'

@@ -131,6 +131,8 @@ async def _poll_flow(c: Client) -> None:
     assert r.code == 303
     st = json.loads((await c.fetch(f"/join/state?room={code}&lang=en")).body)
     pid = st["poll"]["id"]
+    empty = (await c.api(code)).body.decode()  # no answers yet: still strict JSON (no NaN)
+    assert "NaN" not in empty and json.loads(empty)["n"] == 0
     assert 'class="dp-poll-option"' in st["poll_html"] and 'value="yes"' in st["poll_html"]
     assert "75 %" in st["poll_html"] and "3 times" in st["poll_html"]
     for i in range(30):
