@@ -31,17 +31,22 @@
         const title = root.querySelector && root.querySelector(".bk-slider-title");
         const label = title ? title.textContent.replace(/:\s*[^:]*$/, "").trim() : "";
         if (label && !h.hasAttribute("aria-label")) h.setAttribute("aria-label", label);
+        // noUiSlider rounds aria-valuenow to one decimal ("2.0" for 2.05): the handle's tooltip
+        // has the value as shown, so aria-valuetext reads that (or 10^value for a log slider)
         const host = root.host;
         const sym = host && Object.keys(logSliders).find((c) => host.classList.contains(c));
-        if (sym) {
-          const text = () => {
-            const v = parseFloat(h.getAttribute("aria-valuenow"));
-            if (!isNaN(v)) h.setAttribute("aria-valuetext", logSliders[sym] + " = " + fmtPow(v));
-          };
-          text();
-          new MutationObserver(text).observe(h, { attributes: true,
-                                                  attributeFilter: ["aria-valuenow"] });
-        }
+        const text = () => {
+          const tip = h.querySelector(".noUi-tooltip");  // noUiSlider replaces it at times
+          const shown = tip ? tip.textContent.trim() : "";
+          const v = parseFloat(shown !== "" ? shown : h.getAttribute("aria-valuenow"));
+          if (isNaN(v)) return;
+          const t = sym ? logSliders[sym] + " = " + fmtPow(v) : (shown || String(v));
+          if (h.getAttribute("aria-valuetext") !== t) h.setAttribute("aria-valuetext", t);
+        };
+        text();
+        new MutationObserver(text).observe(h, { attributes: true, attributeFilter: ["aria-valuenow"],
+                                                childList: true, characterData: true,
+                                                subtree: true });
       }
       for (const box of deepAll("input[type=checkbox]")) {
         if (box.dataset.dpNamed) continue;

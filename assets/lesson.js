@@ -50,6 +50,30 @@
         el.textContent = tex;
       }
     });
+    nameFormulaOptions(root);
+  }
+
+  /* A quiz option whose text is a formula: KaTeX's visible layer is aria-hidden, and not every
+     reader (nor axe) takes a label's name from MathML, so the option gets its text as
+     aria-label, each formula read from its MathML ("δ=0.126"). */
+  function nameFormulaOptions(root) {
+    root.querySelectorAll("label.dp-option").forEach(function (lab) {
+      var input = lab.querySelector("input");
+      if (!input || input.hasAttribute("aria-label") || !lab.querySelector(".katex")) { return; }
+      var copy = lab.cloneNode(true);
+      copy.querySelectorAll(".katex").forEach(function (k) {
+        var math = k.querySelector("math");
+        var text = "";
+        if (math) {
+          var m = math.cloneNode(true);
+          m.querySelectorAll("annotation").forEach(function (a) { a.remove(); });
+          text = m.textContent;
+        }
+        k.replaceWith(document.createTextNode(" " + text + " "));
+      });
+      var name = copy.textContent.replace(/\s+/g, " ").trim();
+      if (name) { input.setAttribute("aria-label", name); }
+    });
   }
 
   /* ---- exercises: reveal the answer one step at a time --------------------------------- */

@@ -186,6 +186,9 @@ class CDFControls:
             problem = ("cdf.err.internal", {})
         if problem is None:
             self._errors.pop(control, None)
+            if control in ("upload_lo", "upload_hi"):  # the pair is valid again: both fields
+                self._errors.pop("upload_hi" if control == "upload_lo" else "upload_lo", None)
+                self._sync_widgets()
         else:
             self._errors[control] = problem
         self._show_errors()
@@ -299,7 +302,8 @@ class CDFControls:
 
     def sidebar(self) -> list[Any]:
         def h(key: str) -> Any:
-            return pn.pane.HTML(f"<h3>{html.escape(self.tr(key))}</h3>", margin=(0, 10))
+            return pn.pane.HTML(f'<h2 class="dp-side-heading">{html.escape(self.tr(key))}</h2>',
+                                margin=(0, 10))
 
         return [
             h("cdf.side.data"),

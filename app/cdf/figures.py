@@ -85,7 +85,7 @@ class CDFFigures:
         self.src_deg = ColumnDataSource({"k": [], "trunc": [], "noise": [], "expected": [],
                                          "realised": []})
         self.src_deg_marks = ColumnDataSource({"k": [], "y": [], "what": []})
-        d = figure(height=height + 60, sizing_mode="stretch_width", y_axis_type="log",
+        d = figure(height=height + 20, sizing_mode="stretch_width", y_axis_type="log",
                    y_range=Range1d(1e-6, 1.0), x_range=Range1d(0, 64),
                    tools=tools, title=self.tr("cdf.dplot.title"),
                    x_axis_label=self.tr("cdf.dplot.x"), y_axis_label=self.tr("cdf.dplot.y"))
@@ -113,12 +113,16 @@ class CDFFigures:
                                text_color=pal.text,
                                background_fill_alpha=0.85)
         d.add_layout(self.deg_label)
+        # inside, upper right (empty on a log error plot: the errors fall with K first); under
+        # the plot five long labels either squash it or run past a phone's width
         leg = Legend(items=[LegendItem(label=value(lab), renderers=r) for lab, r in it],
-                     orientation="horizontal", location="center")
-        leg.ncols = 1 if self.large else 2
-        d.add_layout(leg, "below")
+                     location="top_right", background_fill_alpha=0.85)
+        d.add_layout(leg)
         d.css_classes = ["dp-cdf-degree-plot"]
         self.fig_deg = theme.large_type(d, self.large)
+        leg.label_text_font_size = "14pt" if self.large else "10pt"
+        leg.glyph_height = leg.label_height = 16
+        leg.spacing = 0
         # --- stream
         self.src_stream = ColumnDataSource({"x": [], "pp": [], "aq": [], "ref": []})
         st = figure(height=height, sizing_mode="stretch_width", y_range=Range1d(-0.02, 1.02),
@@ -263,7 +267,10 @@ class CDFFigures:
             finite = real[np.isfinite(real)]
             lo = min(float(errs.noise[0]), float(finite.min()) if finite.size else np.inf) / 4
             hi = max(float(errs.expected[0]), float(finite.max()) if finite.size else 0.0) * 3
-            self.fig_deg.y_range.start, self.fig_deg.y_range.end = max(lo, 1e-300), hi
+            lo = max(lo, 1e-300)
+            # head room above the curves for the legend (the top ~third of the plot)
+            hi = hi * (hi / lo) ** 0.55 if hi > lo else hi * 10
+            self.fig_deg.y_range.start, self.fig_deg.y_range.end = lo, hi
             self.fig_deg.x_range.start = -0.5
             self.fig_deg.x_range.end = float(errs.k[-1]) + 0.5 if len(errs.k) else 1.0
         # a degree move only moves the marker (one repaint of this plot)

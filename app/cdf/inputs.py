@@ -173,6 +173,19 @@ class CDFInputs:
             return None
         ints = {"n": N_RANGE, "data_seed": (0, SEED_MAX), "noise_seed": (0, SEED_MAX),
                 "stream_parts": PARTS_RANGE, "stream_steps": (0, PARTS_RANGE[1])}
+        if name in ints or name in ("eps", "delta"):
+            text = "" if raw is None else str(raw).strip()
+            if text == "":
+                return ("cdf.err.empty", {"name": name})
+            try:  # "1e999" is a number, too large for a double ("inf" is not a number)
+                huge = any(c.isdigit() for c in text) and math.isinf(
+                    float(text.replace("−", "-")))
+            except ValueError:
+                huge = False
+            if huge:
+                rng = ints.get(name) or {"eps": EPS_RANGE, "delta": DELTA_RANGE}[name]
+                return ("cdf.err.too_large", {"name": name, "value": text[:40],
+                                              "lo": fmt_input(rng[0]), "hi": fmt_input(rng[1])})
         if name in ints:
             lo, hi = ints[name]
             k = _parse_int(raw)
@@ -193,12 +206,32 @@ class CDFInputs:
             setattr(self, name, x)
             return None
         if name in ("upload_lo", "upload_hi"):
-            if raw is None or str(raw).strip() == "":
-                setattr(self, name, None)
-                return None
+            # A rejected bound leaves the last valid pair in use (the plot, n and the ledger
+            # stay as they were) and says why at its own field only.
+            from app.cdf import upload as cdf_upload
+
+            text = "" if raw is None else str(raw).strip()
+            if text == "":
+                if getattr(self, name) is None:
+                    return None
+                return ("cdf.up.err.bounds_empty", {})
             x = _parse_float(raw)
-            if x is None or abs(x) > 1e15:
+            if x is None:
+                try:  # a number too large for a double ("1e999") is still a number
+                    too_big = any(c.isdigit() for c in text) and math.isinf(
+                        float(text.replace("−", "-")))
+                except ValueError:
+                    too_big = False
+                if not too_big:
+                    return ("cdf.up.err.bounds_number", {"value": text[:40]})
                 return ("cdf.up.err.bounds_huge", {})
+            if abs(x) > 1e15:
+                return ("cdf.up.err.bounds_huge", {})
+            lo, hi = (x, self.upload_hi) if name == "upload_lo" else (self.upload_lo, x)
+            if lo is not None and hi is not None:
+                b = cdf_upload.check_bounds(lo, hi)
+                if b is not None:
+                    return (b.key, b.fmt)
             setattr(self, name, x)
             return None
         return ("cdf.err.unknown", {"name": name})

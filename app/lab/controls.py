@@ -218,10 +218,15 @@ class LabControls:
             return self._inputs[control]  # its error pane is placed when needed
 
         self._inputs["data"].disabled = not self.state.data_editable
+
+        def head(key: str) -> pn.pane.HTML:  # level 2: the page's h1 is the title
+            return pn.pane.HTML(f'<h2 class="dp-side-heading">{html.escape(self._tr(key))}</h2>',
+                                margin=(0, 10))
+
         items = [
-            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.presets'))}</h3>", margin=(0, 10)),
+            head("lab.side.presets"),
             pn.FlexBox(*self.preset_buttons, sizing_mode="stretch_width"),
-            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.release'))}</h3>", margin=(0, 10)),
+            head("lab.side.release"),
             self.query,
             field("n", "lab.ctl.n"),
             field("B", "lab.ctl.B"),
@@ -231,16 +236,16 @@ class LabControls:
             self.eps_slider,
             field("delta", "lab.ctl.delta"),
             self.delta_slider,
-            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.neighbour'))}</h3>", margin=(0, 10)),
+            head("lab.side.neighbour"),
             field("data", "lab.ctl.data"),
             field("record", "lab.ctl.record"),
             field("replacement", "lab.ctl.replacement"),
-            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.curve'))}</h3>", margin=(0, 10)),
+            head("lab.side.curve"),
             field("eps_lo", "lab.ctl.eps_lo"),
             field("eps_hi", "lab.ctl.eps_hi"),
             pn.pane.HTML(self._label("lab.ctl.scale"), margin=(0, 10)), self.scale,
             pn.pane.HTML(self._label("lab.ctl.overlays"), margin=(0, 10)), self.overlays,
-            pn.pane.HTML(f"<h3>{html.escape(self._tr('lab.side.sim'))}</h3>", margin=(0, 10)),
+            head("lab.side.sim"),
             field("sim_n", "lab.ctl.sim_n"),
             self.resample,
         ]

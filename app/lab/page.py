@@ -393,7 +393,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             sim_card = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
                                collapsed=True, sizing_mode="stretch_width",
                                css_classes=["dp-sim-card"])
-            exports = self.exports()
+            exports = pn.Column(self.exports(), sizing_mode="stretch_width", margin=0)
             self._answer_panes = [curve_fig, self.curve_legend, texts, exports, sim_card]
             plots.objects[1].objects = [self.conceal_note, *plots.objects[1].objects]
             self._apply_concealment()
@@ -408,7 +408,8 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         curve = pn.Column(curve_head, self.conceal_note, curve_fig, self.curve_legend,
                           self.curve_text, sizing_mode="stretch_width")
         sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
-        exports = self.exports()
+        # (in a column: the bar's own :host rule would keep it shown when hidden)
+        exports = pn.Column(self.exports(), sizing_mode="stretch_width", margin=0)
         self._answer_panes = [curve_fig, self.curve_legend, self.curve_text, self.dens_text,
                               exports, sim]
         self._apply_concealment()

@@ -189,10 +189,20 @@ class LabState(param.Parameterized):
         """
         if control == "data":
             return self._set_data(text)
+        if str(text).strip() == "":
+            return self._fail(control, "lab.err.empty")
         try:
             x = parse_number(text)
         except (ValueError, TypeError):
-            return self._fail(control, "lab.err.not_number", text=str(text)[:40])
+            x = math.nan
+        if not math.isfinite(x):
+            raw = str(text).strip().replace("−", "-")
+            try:  # "1e999" is a number, too large for a double; "abc", "inf", "nan" are not
+                huge = any(c.isdigit() for c in raw) and math.isinf(float(raw))
+            except ValueError:
+                huge = False
+            key = "lab.err.too_large" if huge else "lab.err.not_number"
+            return self._fail(control, key, text=str(text)[:40])
         return self.set_value(control, x, text=text)
 
     def set_value(self, control: str, x: float, text: str | None = None

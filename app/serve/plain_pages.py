@@ -8,6 +8,7 @@ student's browser (localStorage, keys ``dplab.*``): nothing about a student reac
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 import tornado.web
@@ -24,6 +25,36 @@ class _Page(tornado.web.RequestHandler):
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-cache")
         self.finish(body)
+
+
+class NotFound(tornado.web.RequestHandler):
+    """Any address nothing else answers: a page in the reader's language and the site's look,
+    with the links back (status 404)."""
+
+    def prepare(self) -> None:
+        from app.shell import html as plain
+        from app.shell.i18n import t
+
+        args = {k: self.get_query_argument(k) for k in self.request.query_arguments}
+        lang, kept, notices = plain.options(args, self.request.headers.get("Accept-Language"))
+        title = t("common.notfound.title", lang)
+        home = "/" + plain.kept_query(lang, kept)
+        body = (f"<h1>{escape(title)}</h1>"
+                f"<p>{escape(t('common.notfound.body', lang, path=self.request.path[:200]))}</p>"
+                f'<p><a class="dp-btn" href="{escape(home)}">'
+                f"{escape(t('common.notfound.back', lang))}</a></p>")
+        page = plain.document(lang=lang, kept=kept, notices=notices, path="", title=title,
+                              body=body)
+        self.set_status(404)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-cache")
+        self.finish(page)
+
+
+def install_not_found(tornado_app: tornado.web.Application) -> None:
+    """Answer every address no other route takes with :class:`NotFound` (added last, after
+    Bokeh's own routes and the static files)."""
+    tornado_app.wildcard_router.add_rules([(r"/.*", NotFound)])
 
 
 def routes() -> list[tuple[str, type[tornado.web.RequestHandler]]]:

@@ -336,6 +336,11 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     from app.serve import hardening, plain_pages, room_wiring, static_gzip
 
     pn.extension(design="fast", notifications=False)
+    # Every component takes its design when it is made: Fast plus assets/dplab-controls.css
+    # (keyboard focus inside the widgets' shadow roots; app/shell/template.py).
+    from app.shell.template import DESIGN
+
+    pn.config.design = DESIGN
     pn.config.autoreload = False
     cap = hardening.DEFAULT_MAX_SESSIONS if max_sessions is None else max_sessions
     msg_bytes = max_message_bytes or hardening.DEFAULT_MAX_MESSAGE_BYTES
@@ -381,6 +386,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     server._tornado.transforms = static_gzip.install(server._tornado.transforms)
     server._tornado.transforms.append(
         hardening.header_transform(hardening.security_headers(frame_ancestors or ["'self'"])))
+    plain_pages.install_not_found(server._tornado)
     server.start()
     room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()

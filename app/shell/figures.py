@@ -7,6 +7,22 @@ from typing import Any
 import numpy as np
 from bokeh.models import ColumnDataSource
 
+from app.shell.i18n import t
+
+# Bokeh's toolbar tooltips are English ("Pan", "Box Zoom"): the page's language instead.
+TOOL_KEYS = {"PanTool": "common.tool.pan", "WheelZoomTool": "common.tool.wheel_zoom",
+             "BoxZoomTool": "common.tool.box_zoom", "ResetTool": "common.tool.reset",
+             "SaveTool": "common.tool.save", "TapTool": "common.tool.tap",
+             "HoverTool": "common.tool.hover"}
+
+
+def name_tools(fig: Any, lang: str) -> None:
+    """Translated tooltips (``description``) for the figure's toolbar buttons."""
+    for tool in fig.toolbar.tools:
+        key = TOOL_KEYS.get(type(tool).__name__)
+        if key is not None:
+            tool.description = t(key, lang)
+
 
 def legend_below(fig: Any, ncols: int = 2) -> None:
     # Below the plot: a legend inside the frame would hide the curves' peaks.

@@ -13,7 +13,8 @@ from typing import Any
 
 from bokeh.models import Title
 
-from app.shell.options import is_dark, is_large
+from app.shell.figures import name_tools
+from app.shell.options import is_dark, is_large, request_language
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,4 +100,5 @@ def large_type(fig: Any, large: bool | None = None, dark: bool | None = None) ->
     fig.title.text_font_size = title
     if fig.legend:
         fig.legend.label_text_font_size = legend
+    name_tools(fig, request_language())
     return theme_figure(fig, dark)

@@ -319,3 +319,15 @@ def test_inputs_are_validated_and_state_stays_valid() -> None:
     assert s.url_query() == before
     assert s.set_input("eps", " 2.5 ") is None and s.eps == 2.5
     assert s.set_input("delta", "1e-30") is None and s.delta == 1e-30
+
+
+def test_an_empty_field_asks_for_a_value_and_1e999_is_too_large() -> None:
+    """Issue 17 §15: the same wording as /lab; the last valid value stays."""
+    s = CDFState()
+    assert s.set_input("eps", "") == ("cdf.err.empty", {"name": "eps"})
+    assert s.set_input("n", " ") == ("cdf.err.empty", {"name": "n"})
+    key, fmt = s.set_input("eps", "1e999")  # type: ignore[misc]
+    assert key == "cdf.err.too_large" and (fmt["lo"], fmt["hi"]) == ("0.01", "20")
+    assert s.eps == 1.0 and s.n == 10000
+    text = views.error_html(s.set_input("delta", "abc"), "en")  # type: ignore[arg-type]
+    assert "The last valid value is still in use" in text

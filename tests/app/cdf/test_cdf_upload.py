@@ -166,3 +166,20 @@ def test_discard_at_session_end_drops_everything_without_refreshing() -> None:
     s.param.watch(lambda *ev: events.extend(e.name for e in ev), list(s.param))
     s.discard()
     assert s.upload is None and not s._data and not s._est and events == []
+
+
+def test_a_bad_bound_keeps_the_last_valid_pair_with_one_message() -> None:
+    """Issue 17 §4: a rejected bound leaves the data, n and the plot as they were."""
+    s = CDFState()
+    data = b"age\n" + b"".join(f"{20 + i % 50}\n".encode() for i in range(3000))
+    assert s.load_upload("class.csv", data) is None
+    assert s.set_input("upload_lo", "0") is None and s.set_input("upload_hi", "100") is None
+    n = s.current().release.n
+    assert s.set_input("upload_lo", "abc") == ("cdf.up.err.bounds_number", {"value": "abc"})
+    assert s.set_input("upload_lo", "200") == ("cdf.up.err.bounds_order",
+                                               {"lo": "200", "hi": "100"})
+    assert s.set_input("upload_hi", "1e999") == ("cdf.up.err.bounds_huge", {})
+    assert s.set_input("upload_hi", "") == ("cdf.up.err.bounds_empty", {})
+    assert (s.upload_lo, s.upload_hi) == (0.0, 100.0)
+    assert s.upload_problem() is None and s.current().release.n == n == s.data_n()
+    assert s.set_input("upload_hi", "190") is None and s.upload_hi == 190.0

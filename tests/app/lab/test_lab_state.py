@@ -258,3 +258,13 @@ def test_simulation_frequencies_bracket_the_exact_probabilities() -> None:
     assert sv.hist0.sum() * width <= 1.0 + 1e-12
     # reproducible for a fixed seed
     assert lc.simulation(1.0, 1.0, 1.0, 20000, 7, -4.0, 5.0).k0 == sv.k0
+
+
+def test_an_empty_field_asks_for_a_value_and_1e999_is_too_large() -> None:
+    """Issue 17 §15: "" asks for a value; 1e999 is a number, too large (not "not a number")."""
+    s = LabState()
+    sigma = s.sigma
+    assert s.set_text("sigma", "  ") == ("lab.err.empty", {})
+    assert s.set_text("sigma", "1e999") == ("lab.err.too_large", {"text": "1e999"})
+    assert s.set_text("sigma", "abc") == ("lab.err.not_number", {"text": "abc"})
+    assert s.sigma == sigma

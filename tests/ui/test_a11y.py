@@ -1,0 +1,393 @@
+"""Browser tests of issue 17: every screen, every key, every reader.
+
+axe-core (scripts/ensure-axe.sh fetches it from the npm registry into build/axe-core/; never a
+CDN) runs inside each page; the focus outline, the skip link, the names screen readers hear,
+the /cdf first screen and its history, the tour's concealment, Korean line breaks and the 404
+page are checked on the page itself. Polling waits (expect), no fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from app.shell.i18n import t
+from ui.conftest import ARTIFACTS, ROOT, Server, shot
+
+AXE = ROOT / "build" / "axe-core" / "axe.min.js"
+
+# (css) -> what a reader of this page sees first once it is ready
+READY = {
+    "/lab": ".dp-verdict, .dp-concealed-box",
+    "/cdf": ".dp-cdf-ks",
+}
+
+
+def _wait_ready(page: Any, path: str) -> None:
+    base = path.split("?", 1)[0]
+    if base in READY:
+        expect(page.locator(READY[base]).first).to_be_visible()
+        expect(page.locator("canvas.bk-layer").first).to_be_attached()
+        expect(page.locator("#dp-first-paint")).to_have_count(0)
+        # the names the page setup gives to Bokeh's widgets (assets/dplab-page-setup.js)
+        expect(page.locator(".noUi-handle[aria-label]").first).to_be_attached()
+    else:
+        page.wait_for_load_state("load")
+        if base.startswith("/lesson"):
+            expect(page.locator(".katex").first).to_be_attached()
+            expect(page.locator("label.dp-option input[aria-label]").first).to_be_attached()
+
+
+def run_axe(page: Any) -> list[dict[str, Any]]:
+    if not AXE.is_file():
+        pytest.skip("axe-core not installed (bash scripts/ensure-axe.sh needs npm)")
+    # Evaluated through the DevTools protocol: the page's own CSP does not apply to it.
+    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+    return list(page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ['violations']});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map(n => n.target.join(' >> ')).slice(0, 5)}));
+    }"""))
+
+
+PAGES = ["/", "/lesson", "/lesson?topic=cdf", "/lab", "/lab?tour=1", "/cdf", "/nonexistent"]
+
+
+@pytest.mark.parametrize("theme", ["default", "dark"])
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize("path", PAGES)
+def test_axe_finds_no_critical_or_serious_violation(page: Any, server: Server, path: str,
+                                                   lang: str, theme: str) -> None:
+    sep = "&" if "?" in path else "?"
+    url = f"{path}{sep}lang={lang}" + ("&theme=dark" if theme == "dark" else "")
+    page.goto(server.url + url)
+    _wait_ready(page, path)
+    found = run_axe(page)
+    # the moderate and minor findings are kept for the note (test-artifacts/axe-*.json)
+    ARTIFACTS.mkdir(exist_ok=True)
+    name = re.sub(r"[^a-z0-9]+", "-", f"{path}-{lang}-{theme}".lower()).strip("-")
+    (ARTIFACTS / f"axe-{name}.json").write_text(json.dumps(found, indent=1, ensure_ascii=False),
+                                                encoding="utf-8")
+    bad = [v for v in found if v["impact"] in ("critical", "serious")]
+    assert bad == [], json.dumps(bad, indent=1, ensure_ascii=False)
+
+
+# ---- keyboard focus -------------------------------------------------------------------------
+_FOCUS_JS = """(el) => {
+  function rgb(c) { const m = c.match(/[\\d.]+/g).map(Number);
+                    return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; }
+  function lum(c) { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92
+                                        : Math.pow((v + 0.055) / 1.055, 2.4); };
+                    return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); }
+  // the colour behind the outline: the first opaque background up the tree (across shadow
+  // roots) whose box holds the whole outline (a slider's thin track does not), white if none
+  const own = el.getBoundingClientRect();
+  let node = el.parentNode, bg = {r: 255, g: 255, b: 255, a: 1};
+  while (node) {
+    if (node.nodeType === 11) { node = node.host; continue; }
+    if (node.nodeType !== 1) { node = node.parentNode; continue; }
+    const c = rgb(getComputedStyle(node).backgroundColor);
+    const b = node.getBoundingClientRect();
+    const holds = b.height >= own.height + 8 && b.width >= own.width + 8;
+    if (c.a > 0.9 && holds) { bg = c; break; }
+    node = node.parentNode;
+  }
+  const s = getComputedStyle(el);
+  const o = rgb(s.outlineColor), l1 = lum(o), l2 = lum(bg);
+  return {style: s.outlineStyle, width: parseFloat(s.outlineWidth),
+          ratio: (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05),
+          visible: el.matches(':focus-visible'), tag: el.tagName};
+}"""
+
+
+def _check_focus(page: Any, locator: Any, what: str) -> None:
+    locator.focus()
+    expect(locator).to_be_focused()
+    got = locator.evaluate(_FOCUS_JS)
+    assert got["style"] == "solid" and got["width"] >= 3, (what, got)
+    assert got["ratio"] >= 3.0, (what, got)  # WCAG 2.1 non-text contrast, 1.4.11
+
+
+@pytest.mark.parametrize("theme", ["default", "dark"])
+def test_focus_outline_on_every_control_type(page: Any, server: Server, theme: str) -> None:
+    page.set_viewport_size({"width": 1366, "height": 768})
+    dark = "&theme=dark" if theme == "dark" else ""
+    page.goto(f"{server.url}/lab?lang=en{dark}")
+    _wait_ready(page, "/lab")
+    controls = {
+        "guided-example button": page.locator(".dp-preset-sum_pass button"),
+        "tour button": page.locator(".dp-tour-start button"),
+        "text field": page.locator(".dp-input-n input"),
+        "select": page.locator(".dp-input-query select"),
+        "slider handle": page.locator(".dp-slider-sigma .noUi-handle"),
+        "checkbox": page.locator(".dp-overlays input[type=checkbox]").first,
+        "header link": page.locator(".dp-nav-link").first,
+    }
+    for what, loc in controls.items():
+        _check_focus(page, loc, what)
+    # a focused text field keeps its dark border (it used to turn pale)
+    field = page.locator(".dp-input-n input")
+    field.focus()
+    border = field.evaluate("(el) => getComputedStyle(el).borderTopColor")
+    nums = [int(x) for x in re.findall(r"\d+", border)[:3]]
+    assert sum(nums) < 3 * 160 or theme == "dark", border
+    page.locator(".dp-preset-sum_pass button").focus()
+    shot(page, f"a11y-focus-preset-{theme}")
+    page.goto(f"{server.url}/cdf?lang=en{dark}")
+    _wait_ready(page, "/cdf")
+    _check_focus(page, page.locator(".dp-cdf-auto input[type=checkbox]"), "cdf checkbox")
+    _check_focus(page, page.locator(".dp-cdf-new-noise button"), "cdf button")
+    _check_focus(page, page.locator(".dp-cdf-degree-slider .noUi-handle"), "cdf slider")
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_skip_link_is_the_first_tab_stop(page: Any, server: Server, lang: str) -> None:
+    for path in ("/cdf", "/lab"):
+        page.goto(f"{server.url}{path}?lang={lang}")
+        _wait_ready(page, path)
+        page.locator("body").focus()
+        page.keyboard.press("Tab")
+        skip = page.locator("a.dp-skip-panel")
+        expect(skip).to_be_focused()
+        expect(skip).to_have_text(t("common.skip", lang))
+        box = skip.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["y"] >= 0
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.id") == "main"
+        expect(page.get_by_role("main")).to_have_count(1)
+        expect(page.get_by_role("heading", level=1)).to_have_count(1)
+
+
+# ---- /cdf: the first screen, the history, the plots ---------------------------------------
+def _box(page: Any, css: str) -> dict[str, float]:
+    loc = page.locator(css).first
+    expect(loc).to_be_visible()
+    box = loc.bounding_box()
+    assert box is not None, css
+    return box
+
+
+@pytest.mark.parametrize(("size", "w", "h", "theme"), [("normal", 1366, 768, "default"),
+                                                       ("large", 1920, 1080, "dark"),
+                                                       ("large", 1920, 1080, "default")])
+def test_cdf_slider_curve_and_error_plot_on_the_first_screen(
+        page: Any, server: Server, size: str, w: int, h: int, theme: str) -> None:
+    page.set_viewport_size({"width": w, "height": h})
+    q = "lang=ko" + ("&size=large" if size == "large" else "") + (
+        "&theme=dark" if theme == "dark" else "")
+    page.goto(f"{server.url}/cdf?{q}")
+    _wait_ready(page, "/cdf")
+    for css in (".dp-cdf-degree-slider .noUi-handle", ".dp-cdf-plot", ".dp-cdf-degree-plot"):
+        b = _box(page, css)
+        assert b["y"] >= 0 and b["y"] + b["height"] <= h, (css, b)
+    for css in (".dp-cdf-plot", ".dp-cdf-degree-plot"):
+        assert _box(page, css)["height"] >= 250, css
+    shot(page, f"a11y-cdf-first-screen-{size}-{theme}")
+
+
+def test_cdf_phone_puts_the_slider_under_the_curve(page: Any, server: Server) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server.url}/cdf?lang=ko")
+    _wait_ready(page, "/cdf")
+    plot = _box(page, ".dp-cdf-plot")
+    handle = _box(page, ".dp-cdf-degree-slider .noUi-handle")
+    gap = handle["y"] - (plot["y"] + plot["height"])
+    assert 0 <= gap <= 120, gap
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_cdf_back_leaves_the_page_in_one_step(page: Any, server: Server) -> None:
+    page.goto(f"{server.url}/?lang=en")
+    page.goto(f"{server.url}/cdf?lang=en&data=bimodal&n=20000")
+    _wait_ready(page, "/cdf")
+    expect(page).to_have_url(re.compile(r"[?&]seed="))
+    length = page.evaluate("history.length")
+    k = int(page.locator(".dp-cdf-degree").first.inner_text())
+    page.locator(".dp-cdf-degree-slider .noUi-handle").focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    expect(page.locator(".dp-cdf-degree").first).to_have_text(str(k - 3))
+    expect(page).to_have_url(re.compile(f"[?&]degree={k - 3}(&|$)"))
+    assert page.evaluate("history.length") == length  # replaced in place, no new entries
+    # the address is the state: the same degree and ε as the page shows
+    assert re.search(r"[?&]eps=1(&|$)", page.url)
+    expect(page.locator(".dp-cdf-degree-slider")).to_contain_text(str(k - 3))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/\?lang=en$"))
+
+
+def test_cdf_all_methods_as_small_multiples(page: Any, server: Server) -> None:
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(f"{server.url}/cdf?lang=en&method=all&n=5000")
+    _wait_ready(page, "/cdf")
+    assert _box(page, ".dp-cdf-plot")["height"] >= 250
+    expect(page.locator(".dp-cdf-multiple")).to_have_count(5)
+    for i in range(5):
+        loc = page.locator(".dp-cdf-multiple").nth(i)
+        loc.scroll_into_view_if_needed()
+        b = loc.bounding_box()
+        assert b is not None and b["height"] >= 250
+    shot(page, "a11y-cdf-all-methods")
+
+
+def test_cdf_disabled_degree_slider_looks_disabled(page: Any, server: Server) -> None:
+    page.goto(f"{server.url}/cdf?lang=en&method=hq")
+    _wait_ready(page, "/cdf")
+    target = page.locator(".dp-cdf-degree-slider .noUi-target")
+    expect(target).to_have_attribute("disabled", re.compile(".*"))
+    assert float(target.evaluate("(el) => getComputedStyle(el).opacity")) <= 0.5
+
+
+def test_cdf_logs_no_range_warnings(page: Any, server: Server) -> None:
+    logs: list[str] = []
+    page.on("console", lambda m: logs.append(m.text))
+    page.goto(f"{server.url}/cdf?lang=en")
+    _wait_ready(page, "/cdf")
+    expect(page.locator(".dp-cdf-degree-plot canvas").first).to_be_visible()
+    assert not [m for m in logs if "could not set initial ranges" in m], logs
+
+
+# ---- names for screen readers ----------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_sliders_and_checkboxes_have_names(page: Any, server: Server, lang: str) -> None:
+    page.goto(f"{server.url}/lab?lang={lang}&sigma=1")
+    _wait_ready(page, "/lab")
+    sigma = page.get_by_role("slider", name=t("lab.ctl.sigma_slider", lang))
+    expect(sigma).to_have_attribute("aria-valuetext", "σ = 1")
+    sigma.focus()
+    page.keyboard.press("ArrowRight")
+    expect(sigma).to_have_attribute("aria-valuetext", "σ = 1.023")
+    expect(page.get_by_role("slider", name=t("lab.ctl.eps_slider", lang))).to_have_count(1)
+    page.goto(f"{server.url}/cdf?lang={lang}")
+    _wait_ready(page, "/cdf")
+    expect(page.get_by_role("checkbox", name=t("cdf.ctl.auto_degree", lang))).to_be_checked()
+    teacher = page.get_by_role("checkbox", name=t("cdf.ctl.teacher", lang))
+    expect(teacher).not_to_be_checked()
+    expect(page.get_by_role("slider", name=t("cdf.ctl.degree", lang))).to_have_count(1)
+
+
+# ---- the tour hides every view that answers its question ------------------------------------
+_SUBTITLES_JS = """() => {
+  const out = [];
+  for (const doc of window.Bokeh.documents) {
+    for (const m of doc.all_models) {
+      if (m.type === 'Title' || (m.constructor && m.constructor.__name__ === 'Title')) {
+        out.push(m.text);
+      }
+    }
+  }
+  return out.join(' | ');
+}"""
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", "normal"), ("ko", "large")])
+def test_tour_conceals_every_answering_view(page: Any, server: Server, lang: str,
+                                            size: str) -> None:
+    large = "&size=large" if size == "large" else ""
+    page.goto(f"{server.url}/lab?lang={lang}&tour=2{large}")
+    expect(page.locator(".dp-concealed-box").first).to_be_visible()
+    note = page.locator(".dp-tour-conceal-note")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text(t("tour.concealed_views", lang))
+    for css in (".dp-curve-plot", ".dp-exports"):
+        expect(page.locator(css)).to_be_hidden()
+    expect(page.locator(".dp-verdict")).to_have_count(0)
+    body = page.locator("#main").inner_text()
+    assert "P₀ =" not in body
+    titles = page.evaluate(_SUBTITLES_JS)
+    assert "P₀" not in titles and t("tour.concealed_sub", lang) in titles, titles
+    shot(page, f"a11y-tour-concealed-{lang}-{size}")
+    # a prediction reveals the card and every view with it
+    page.locator(".dp-tour-option-0 button").click()
+    expect(page.locator(".dp-verdict")).to_be_visible()
+    expect(page.locator(".dp-curve-plot")).to_be_visible()
+    expect(note).to_be_hidden()
+    page.wait_for_function(f"() => ({_SUBTITLES_JS})().includes('P₀')")
+
+
+# ---- Korean line breaks, the 404 page ----------------------------------------------------------
+_SPLIT_WORDS_JS = """(sel) => {
+  const split = [];
+  for (const el of document.querySelectorAll(sel)) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let node;
+    while ((node = walker.nextNode())) {
+      const text = node.textContent;
+      const re = /[\\uac00-\\ud7a3]+/g;
+      let m;
+      while ((m = re.exec(text))) {
+        if (m[0].length < 2) continue;
+        const r = document.createRange();
+        r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].filter(b => b.width > 0)
+                               .map(b => Math.round(b.top)));
+        if (tops.size > 1) split.push(m[0]);
+      }
+    }
+  }
+  return split;
+}"""
+
+
+def test_korean_words_are_not_broken_at_390px(page: Any, server: Server) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server.url}/?lang=ko")
+    page.wait_for_load_state("load")
+    assert page.evaluate(_SPLIT_WORDS_JS, "main p, main h2, main h3") == []
+    page.goto(f"{server.url}/lesson?lang=ko")
+    expect(page.locator(".katex").first).to_be_attached()
+    assert page.evaluate(_SPLIT_WORDS_JS, "main p, main legend, main th") == []
+    shot(page, "a11y-lesson-phone-ko")
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_not_found_page_in_the_readers_language(page: Any, server: Server, lang: str) -> None:
+    resp = page.goto(f"{server.url}/nonexistent?lang={lang}&theme=dark")
+    assert resp is not None and resp.status == 404
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    expect(page.get_by_role("heading", level=1)).to_have_text(t("common.notfound.title", lang))
+    back = page.get_by_role("link", name=t("common.notfound.back", lang))
+    expect(back).to_have_attribute("href", re.compile(r"^/\?(.*&)?theme=dark"))
+    expect(page.locator("html")).to_have_class(re.compile("dp-dark"))
+    back.click()
+    expect(page).to_have_url(re.compile(r"/\?"))
+
+
+def test_axe_is_fetched_from_the_registry_not_a_cdn() -> None:
+    script = (ROOT / "scripts" / "ensure-axe.sh").read_text(encoding="utf-8")
+    assert "npm pack" in script and "http" not in script
+    assert "ensure-axe.sh" in (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert Path(ROOT / ".gitignore").read_text(encoding="utf-8").count("build/") >= 1
+
+
+def test_toolbar_tooltips_are_in_the_page_language(page: Any, server: Server) -> None:
+    page.goto(f"{server.url}/cdf?lang=ko")
+    _wait_ready(page, "/cdf")
+    names = page.evaluate("""() => {
+      const out = new Set();
+      for (const doc of window.Bokeh.documents) {
+        for (const m of doc.all_models) {
+          if (m.description !== undefined && m.description !== null && 'overlay' in m) {
+            out.add(m.description);
+          }
+        }
+      }
+      return [...out];
+    }""")
+    assert t("common.tool.box_zoom", "ko") in names and "Box Zoom" not in names, names
+
+
+def test_tabbing_through_the_sidebar_never_scrolls_the_page(page: Any, server: Server) -> None:
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(f"{server.url}/lab?lang=ko")
+    _wait_ready(page, "/lab")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        top = page.evaluate("[document.scrollingElement.scrollTop, "
+                            "document.getElementById('header').getBoundingClientRect().top]")
+        assert top == [0, 0], top
