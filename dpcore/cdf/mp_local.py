@@ -47,7 +47,7 @@ from dpcore.cdf import legendre, tree
 from dpcore.cdf.common import CDFEstimate, FloatArray, check_privacy, clip_data, make_rng
 from dpcore.errors import DPError
 
-__all__ = ["atoms", "consistency_matrix", "estimate_mpl", "pursue_local"]
+__all__ = ["atoms", "consistency_matrix", "correlation_noise", "estimate_mpl", "pursue_local"]
 
 LEGENDRE_DEGREE = 16
 SPLINE_INTERVALS = (8, 32, 128)
@@ -115,6 +115,15 @@ def atoms(leaves: int) -> tuple[tuple[str, ...], FloatArray]:
     return tuple(names), d
 
 
+@lru_cache(maxsize=8)
+def correlation_noise(leaves: int) -> FloatArray:
+    """||C^T d_j|| for every atom: the correlation noise sd per unit node sd (public)."""
+    depth = leaves.bit_length() - 1
+    out = np.linalg.norm(atoms(leaves)[1] @ consistency_matrix(depth), axis=1)
+    out.setflags(write=False)
+    return out
+
+
 def pursue_local(x: FloatArray, d: FloatArray, sd: FloatArray,
                  max_atoms: int) -> tuple[list[int], FloatArray]:
     """OMP on leaf masses x: report-noisy-max of |residual correlation| / sd, LS refit.
@@ -170,8 +179,7 @@ def estimate_mpl(
     noisy = tree.release_tree(idx, clipped.n, plan, gen)
     x = tree.consistent(noisy, 2)[-1]
     names, d = atoms(plan.leaves)
-    c = consistency_matrix(plan.depth)
-    sd = plan.node_sd * np.linalg.norm(d @ c, axis=1)
+    sd = plan.node_sd * correlation_noise(plan.leaves)
     chosen, coef = pursue_local(x, d, sd, s_max)
     fit = d[chosen].T @ coef
     # the two point leaves (the bounds) keep their consistent masses: no atom covers them well
