@@ -373,6 +373,12 @@ def ledger_html(led: Mapping[str, Any], lang: str) -> str:
     return (f'<p class="dp-cdf-ledger"><strong>{_e(total)}</strong> {_e(rule)} {_e(basic)}</p>')
 
 
+def _mech(mechanism: str, lang: str) -> str:
+    kind = "gaussian" if mechanism.startswith("gaussian") else "laplace" \
+        if mechanism.startswith("laplace") else ""
+    return t(f"poll.mech.{kind}", lang) if kind else mechanism
+
+
 def cdf_html(rel: Mapping[str, Any] | None, led: Mapping[str, Any], ask: Mapping[str, Any] |
              None, n_values: int, lang: str) -> str:
     """The projector's class CDF: one SVG + table per degree (the slider picks one; moving it is
@@ -390,7 +396,7 @@ def cdf_html(rel: Mapping[str, Any] | None, led: Mapping[str, Any], ask: Mapping
     method = t(f"poll.cdf.method.{rel['method']}", lang)
     guarantee = t("poll.cdf.guarantee", lang, method=method, eps=num(rel["eps"]),
                   delta=f"{rel['delta']:g}", n=rel["n"], sens=num(rel["sensitivity"], 3),
-                  norm=rel["norm"], mech=rel["mechanism"])
+                  norm=rel["norm"], mech=_mech(str(rel["mechanism"]), lang))
     parts.append(f'<p class="dp-cdf-guarantee">{_e(guarantee)}</p>')
     if rel["n"] < P.FEW_ANSWERS:
         parts.append(f'<p class="dp-poll-few"><strong>{_e(t("poll.cdf.few", lang))}</strong></p>')
@@ -443,8 +449,10 @@ def student_cdf_html(rel: Mapping[str, Any] | None, ask: Mapping[str, Any] | Non
     method = t(f"poll.cdf.method.{rel['method']}", lang)
     note = t("poll.cdf.student_note", lang, method=method, eps=num(rel["eps"]),
              delta=f"{rel['delta']:g}", n=rel["n"])
+    few = (f'<p class="dp-poll-few">{_e(t("poll.cdf.few", lang))}</p>'
+           if rel["n"] < P.FEW_ANSWERS else "")
     return (f'<section class="dp-join-cdf" data-release="{_e(rel["id"])}"><h2>'
             f'{_e(t("poll.cdf.student_title", lang))}</h2>'
             f'<p>{_e(note)}</p>'
-            f'{cdf_svg(rel, ys, lang, t("poll.cdf.title", lang))}'
+            f'{few}{cdf_svg(rel, ys, lang, t("poll.cdf.title", lang))}'
             f'<p class="dp-join-mine" aria-live="polite"></p>{cdf_table(rel, ys, lang)}</section>')
