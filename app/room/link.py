@@ -19,6 +19,7 @@ import logging
 import secrets
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 import panel as pn
 
@@ -313,6 +314,11 @@ class RoomLink:
                 extra = " " + html.escape(t("room.asked_tour", lang))
             else:
                 extra = " " + html.escape(t("room.asked_quiz", lang))
+        if st.role == "student" and st.status == "live":  # polls and the class CDF live there
+            page = href("/join") + "?" + urlencode({"room": st.code or "", "lang": lang})
+            label = html.escape(t("poll.lab.class_page", lang))
+            extra += (f' <a class="dp-room-class-page" href="{html.escape(page)}" '
+                      f'target="_blank" rel="noopener">{label}</a>')
         cls = f"dp-room-banner-inner dp-room-{st.status}"
         if st.status == "live" and st.role == "student" and not st.following:
             cls += " dp-room-own"

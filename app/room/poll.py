@@ -293,6 +293,7 @@ def results(poll: Mapping[str, Any], answers: Mapping[str, str]) -> dict[str, An
     eps = float(poll["eps"])
     keys = ["yes", "no"] if poll["kind"] == "yesno" else [str(i) for i in range(k)]
     out: dict[str, Any] = {"id": poll["id"], "model": poll["model"], "kind": poll["kind"],
+                           "question": poll.get("question", ""), "preset": poll.get("preset", ""),
                            "eps": eps, "n": n, "open": bool(poll["open"]), "few": n < FEW_ANSWERS,
                            "keep_probability": keep_probability(eps, k),
                            "likelihood_ratio": likelihood_ratio(eps, k),

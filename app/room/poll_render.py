@@ -351,11 +351,13 @@ def past_table(past: Sequence[Mapping[str, Any]], lang: str) -> str:
     rows = []
     for r in sorted(past, key=lambda r: str(r.get("id"))):
         model = t(f"poll.model.{r['model']}", lang)
-        rows.append(f'<tr><td>{_e(model)}</td><td>{num(float(r["eps"]))}</td><td>{r["n"]}</td>'
+        rows.append(f'<tr><td>{_e(question_of(r, lang))}</td>'
+                    f'<td>{_e(model)}</td><td>{num(float(r["eps"]))}</td><td>{r["n"]}</td>'
                     f'<td>{pct(r.get("estimate"))}</td>'
                     f'<td>{_e(_interval_text(r.get("ci95"), bool(r.get("clipped")), lang))}'
                     f'</td></tr>')
-    cols = ("poll.past.model", "poll.past.eps", "poll.past.n", "poll.past.est", "poll.past.ci")
+    cols = ("poll.past.question", "poll.past.model", "poll.past.eps", "poll.past.n",
+            "poll.past.est", "poll.past.ci")
     return (f'<table class="dp-room-table dp-poll-past"><caption>{_e(t("poll.past.title", lang))}'
             f'</caption><thead><tr>'
             + "".join(f'<th scope="col">{_e(t(c, lang))}</th>' for c in cols)

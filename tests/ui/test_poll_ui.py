@@ -162,6 +162,8 @@ def test_forty_students_answer_a_local_poll(browser: Any, server: Server, teache
     assert data["estimate"] == pytest.approx(want)
     lo, hi = data["ci95"]
     assert 0 <= lo <= hi <= 1
+    log = server.log_text()  # nothing a student sent is in the server's log
+    assert all(b["sid"] not in log for b in sent) and '"sent"' not in log
     expect(teacher.locator(".dp-poll-n")).to_contain_text(f"{STUDENTS} answers")
     expect(teacher.locator(".dp-poll-width-plot")).to_be_visible()
     expect(teacher.locator(".dp-poll-compare")).to_contain_text("narrower")
