@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import param
 
 from app.lab.state import URL_NAMES, LabState
-
-if TYPE_CHECKING:
-    from app.lab.page import LabPage
+from app.lab.tour import TourState
 
 # LabState parameters that the address carries (what a following lab takes over).
 SHARED = ("query", "n", "B", "sigma", "eps", "delta", "delta_text", "data", "record",
@@ -37,10 +35,18 @@ def target_values(query: Mapping[str, str]) -> dict[str, Any]:
     return {k: (list(v) if isinstance(v, list) else v) for k, v in _target(items).items()}
 
 
-class LabFollowable:
-    """Adapter between a :class:`LabPage` and a room link."""
+class FollowedLab(Protocol):
+    """What the adapter reads of a lab page (:class:`app.lab.page.LabPage` has it)."""
 
-    def __init__(self, lab: LabPage) -> None:
+    lang: str
+    state: LabState
+    tour: TourState | None
+
+
+class LabFollowable:
+    """Adapter between a lab page and a room link."""
+
+    def __init__(self, lab: FollowedLab) -> None:
         self.lab = lab
         self.lang = lab.lang
         self._applying = False

@@ -28,9 +28,10 @@ from app.lab.compute import (
 from app.lab.controls import LabControls
 from app.lab.figures import LabFigures
 from app.lab.first_paint import first_paint_html
+from app.lab.follow import LabFollowable
 from app.lab.state import PRESETS, LabState
 from app.lab.texts import curve_text, density_text, sim_text
-from app.lab.tour import CONCEALED_HTML, TourPanel
+from app.lab.tour import CONCEALED_HTML, TourPanel, TourState
 from app.shell import address, exportbar, options, theme, widgets
 from app.shell import template as layout
 from app.shell.follow import PageLink
@@ -125,7 +126,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         self._large = large
         self._dark = dark
         self.pal = theme.palette(dark)
-        self.tour: Any = None  # a TourState when the guided tour is attached
+        self.tour: TourState | None = None  # set when the guided tour is attached
         # Views that answer a prediction step's question (the ε–δ curve with the claim line,
         # the probabilities, the text tables, the simulation, the exports): hidden with the card.
         self._answer_panes: list[Any] = []
@@ -438,6 +439,8 @@ def create_page(lang: str | None = None, link: PageLink | None = None
     if bad:
         state.notices = [*state.notices, *bad]
     lab = LabPage(state=state, lang=lang, large=options.is_large(), dark=options.is_dark())
+    # rejected page options (lang=fr) leave the address: a copied link repeats no notice
+    lab.address.update(**{name: "" for name, _ in options.bad_options()})
     extra = attach_tour(lab, args.get("tour"))
     side = lab.sidebar()
     if options.is_large() and len(extra) == 3:
@@ -446,8 +449,6 @@ def create_page(lang: str | None = None, link: PageLink | None = None
         bridge, opener, panel = extra
         extra, side = [bridge], [opener, panel, *side]
     if link is not None:
-        from app.lab.follow import LabFollowable
-
         extra = [*link.attach(LabFollowable(lab)), *extra]
     return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
                        main=[*extra, *lab.main()], sidebar=side,
@@ -492,6 +493,7 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
         except ValueError:
             lab.state.notices = [*lab.state.notices,
                                  ("lab.url.bad", {"name": "tour", "value": tour_arg[:40]})]
+            lab.address.update(tour="")  # the rejected step leaves the address
     return [bridge, panel.opener, panel.panel]
 
 

@@ -195,7 +195,7 @@ def _design() -> type:
     from panel.viewable import Viewable
 
     base = Fast.modifiers[Viewable]
-    modifiers = {**Fast.modifiers, Viewable: {
+    modifiers: dict[Any, Any] = {**Fast.modifiers, Viewable: {
         **base, "stylesheets": [*base.get("stylesheets", []), asset_url("dplab-controls.css")]}}
     # named "Fast": Panel finds the design's bundled files by the class name
     return type("Fast", (Fast,), {"modifiers": modifiers, "__module__": __name__})
