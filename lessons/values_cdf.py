@@ -230,7 +230,8 @@ def _paper(v: dict[str, str]) -> None:
     for shape in PAPER_SHAPES:
         for eps in PAPER_EPS:
             for i in (0, 1):
-                best = min(PAPER_METHODS, key=lambda m, s=shape, e=eps, i=i: mean[s, e, m][i])
+                scores = {m: mean[shape, eps, m][i] for m in PAPER_METHODS}
+                best = min(scores, key=scores.__getitem__)
                 winners[shape, eps, i] = best
                 v[f"pa_{shape}_{tags[eps]}_best_{'ks' if i == 0 else 'w1'}"] = best.upper()
         v[f"pa_{shape}_aqmore_ks"] = sig(aq_more[shape][0], 2)
@@ -275,11 +276,11 @@ def _paper(v: dict[str, str]) -> None:
     # L2 sensitivity (one record moved anywhere in [0, 1]) grows with the degree, while the
     # CDF's coefficients have sensitivity 1/n at every degree (Bessel's inequality)
     grid = np.linspace(0.0, 1.0, 801)
-    for k in (10, 20):
-        b = legendre.basis(grid, k)
+    for deg in (10, 20):
+        b = legendre.basis(grid, deg)
         sq = np.sum(b * b, axis=1)
         d2 = sq[:, None] + sq[None, :] - 2.0 * (b @ b.T)
-        v[f"pa_pdf_sens_{k}"] = sig(math.sqrt(float(np.max(d2))), 3)
+        v[f"pa_pdf_sens_{deg}"] = sig(math.sqrt(float(np.max(d2))), 3)
 
     # MP and PP on the same data: two Gaussian releases, composed exactly (GDP)
     sens = pp.l2_sensitivity(N)
