@@ -140,8 +140,22 @@ class TourPanel:
         self.tour = tour
         self.lang = lang
         self.on_change = on_change
+        self.start_btn = pn.widgets.Button(label=t("tour.start", lang), button_type="primary",
+                                           css_classes=["dp-tour-start"])
+        self.start_btn.on_click(lambda e: self.tour.go(1))
+        # The step panel's text and buttons are made when a step is first shown: most pages
+        # never start the tour, and they were ~8 % of a /lab page build (in-process profile of
+        # create_page + server_doc + to_json; benchmarks/README.md).
+        self.panel = pn.Column(css_classes=["dp-tour-step"], sizing_mode="stretch_width",
+                               margin=(0, 0, 10, 0), styles=PANEL_STYLES, visible=False)
+        self.opener = pn.Row(self.start_btn, margin=(0, 0, 6, 0))
+        self.tour.param.watch(lambda *e: self.refresh(), ["step", "choice", "revealed", "held"])
+        self.refresh()
+
+    def _build(self) -> None:
+        lang = self.lang
         self.text = widgets.TextPane("", stylesheets=[TOUR_CSS], sizing_mode="stretch_width",
-                                 margin=0)
+                                     margin=0)
         self.options = pn.FlexBox(sizing_mode="stretch_width", margin=0,
                                   css_classes=["dp-tour-options"])
         self.reveal_btn = pn.widgets.Button(label=t("tour.reveal", lang), button_type="default",
@@ -152,20 +166,12 @@ class TourPanel:
                                           css_classes=["dp-tour-next"])
         self.close_btn = pn.widgets.Button(label=t("tour.close", lang), button_type="light",
                                            css_classes=["dp-tour-close"])
-        self.start_btn = pn.widgets.Button(label=t("tour.start", lang), button_type="primary",
-                                           css_classes=["dp-tour-start"])
         self.reveal_btn.on_click(lambda e: self.tour.reveal())
         self.back_btn.on_click(lambda e: self.tour.back())
         self.next_btn.on_click(lambda e: self.tour.next())
         self.close_btn.on_click(lambda e: self.tour.go(0))
-        self.start_btn.on_click(lambda e: self.tour.go(1))
         self.nav = pn.Row(self.back_btn, self.next_btn, self.close_btn, margin=0)
-        self.panel = pn.Column(self.text, self.options, self.reveal_btn, self.nav,
-                               css_classes=["dp-tour-step"], sizing_mode="stretch_width",
-                               margin=(0, 0, 10, 0), styles=PANEL_STYLES)
-        self.opener = pn.Row(self.start_btn, margin=(0, 0, 6, 0))
-        self.tour.param.watch(lambda *e: self.refresh(), ["step", "choice", "revealed", "held"])
-        self.refresh()
+        self.panel.objects = [self.text, self.options, self.reveal_btn, self.nav]
 
     def _option_button(self, i: int, text: str) -> pn.widgets.Button:
         b = pn.widgets.Button(label=text, button_type="default",
@@ -180,11 +186,14 @@ class TourPanel:
     def refresh(self) -> None:
         tour, lang = self.tour, self.lang
         cur = tour.current
+        if cur is not None and not self.panel.objects:
+            self._build()
         self.panel.visible = cur is not None
         self.opener.visible = cur is None
         if cur is None:
-            self.text.object = ""
-            self.options.objects = []
+            if self.panel.objects:
+                self.text.object = ""
+                self.options.objects = []
             if self.on_change:
                 self.on_change()
             return

@@ -13,7 +13,7 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from app.serve import stream
+from app.serve import messages, stream
 from app.shell import assets
 
 if TYPE_CHECKING:
@@ -133,6 +133,60 @@ def cache_bokeh_defaults() -> None:
     PropertyDescriptor.has_unstable_default = cached_has_unstable_default
 
 
+def lazy_pane_layouts() -> None:
+    """Make a Panel pane's wrapper layout (``pane.layout``) when it is first used.
+
+    Panel gives every pane a ``Row`` around it for the case where the pane is shown on its own
+    or replaced; inside our pages' columns it is never rendered, yet each /lab page built ~40
+    of them (Reactive objects with their watchers, ~7 % of a page build; in-process cProfile
+    of create_page + server_doc + to_json). Now the Row is made, with the pane's current
+    layout parameters, on first access; it then follows them as before. Only for the Panel
+    version this copy of ``PaneBase.__init__`` was taken from (1.9.x). Idempotent.
+    """
+    import panel as pn
+    from panel.pane.base import PaneBase
+    from panel.viewable import Layoutable
+
+    if getattr(PaneBase, "_dplab_lazy_layout", False) or not pn.__version__.startswith("1.9."):
+        return
+    sync = PaneBase._sync_layoutable
+
+    def init(self: Any, object: Any = None, **params: Any) -> None:
+        # PaneBase.__init__ of Panel 1.9, without making the layout.
+        self._object_changing = False
+        super(PaneBase, self).__init__(object=object, **params)
+        if not hasattr(self, "_internal_callbacks"):
+            self._internal_callbacks = []
+        applies = self.applies(self.object, **(params if self._applies_kw else {}))
+        if (isinstance(applies, bool) and not applies) and self.object is not None:
+            self._type_error(self.object)
+        self.__dict__["_dplab_layout_kwargs"] = {
+            k: v for k, v in params.items()
+            if k in Layoutable.param and k not in self._skip_layoutable}
+        self._internal_callbacks.append(
+            self.param.watch(self._sync_layoutable, list(Layoutable.param)))
+
+    def get_layout(self: Any) -> Any:
+        layout = self.__dict__.get("_dplab_layout")
+        if layout is None:
+            kwargs = self.__dict__.pop("_dplab_layout_kwargs", {})
+            layout = self.__dict__["_dplab_layout"] = self.default_layout(self, **kwargs)
+            sync(self)
+        return layout
+
+    def set_layout(self: Any, layout: Any) -> None:
+        self.__dict__["_dplab_layout"] = layout
+
+    def sync_layoutable(self: Any, *events: Any) -> None:
+        if self.__dict__.get("_dplab_layout") is not None:  # else it is made with them
+            sync(self, *events)
+
+    PaneBase.__init__ = init  # type: ignore[method-assign]
+    PaneBase.layout = property(get_layout, set_layout)  # type: ignore[attr-defined]
+    PaneBase._sync_layoutable = sync_layoutable  # type: ignore[method-assign]
+    PaneBase._dplab_lazy_layout = True  # type: ignore[attr-defined]
+
+
 def tune_process() -> dict[str, Any]:
     """Process-wide settings for a lecture hall (measured with benchmarks/classroom_load.py);
     returns extra ``pn.serve`` options.
@@ -141,6 +195,9 @@ def tune_process() -> dict[str, Any]:
 
     - Bokeh's document validation is off: it only logs developer warnings, and it walked every
       new page's model graph (~8 % of the server's CPU while a class opened /lab).
+    - A message to a browser looks up only the models it refers to, not all of the page's
+      (app/serve/messages.py; ~13 % of a slider move).
+    - A Panel pane's unused wrapper Row is made only when used (:func:`lazy_pane_layouts`).
     - A template is attached to its document under one ``Document.models.freeze()``: Bokeh
       otherwise recomputes the whole model graph once per template root (~1/3 of the attach).
     - TCP_NODELAY on websocket connections: a pushed card leaves at once instead of waiting for
@@ -178,6 +235,8 @@ def tune_process() -> dict[str, Any]:
 
     settings.perform_document_validation.set_value(False)
     cache_bokeh_defaults()
+    messages.install()
+    lazy_pane_layouts()
 
     attach = BaseTemplate.server_doc
 
