@@ -54,7 +54,7 @@ def install() -> None:
     from bokeh.model import Model
 
     _MODEL = Model
-    DocumentModelManager.synced_references = property(  # type: ignore[assignment,method-assign]
+    DocumentModelManager.synced_references = property(
         lambda self: SyncedModels(self))
     init = Serializer.__init__
 
@@ -78,8 +78,8 @@ def install() -> None:
         assert not has_ref(self, obj)
         self._references[id(obj)] = ref
 
-    Serializer.__init__ = serializer_init  # type: ignore[method-assign]
-    Serializer.get_ref = get_ref  # type: ignore[method-assign]
-    Serializer.has_ref = has_ref  # type: ignore[method-assign]
-    Serializer.add_ref = add_ref  # type: ignore[method-assign]
+    Serializer.__init__ = serializer_init
+    Serializer.get_ref = get_ref
+    Serializer.has_ref = has_ref
+    Serializer.add_ref = add_ref
     _INSTALLED.append(True)

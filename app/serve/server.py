@@ -182,9 +182,9 @@ def lazy_pane_layouts() -> None:
             sync(self, *events)
 
     PaneBase.__init__ = init  # type: ignore[method-assign]
-    PaneBase.layout = property(get_layout, set_layout)  # type: ignore[attr-defined]
+    PaneBase.layout = property(get_layout, set_layout)
     PaneBase._sync_layoutable = sync_layoutable  # type: ignore[method-assign]
-    PaneBase._dplab_lazy_layout = True  # type: ignore[attr-defined]
+    PaneBase._dplab_lazy_layout = True
 
 
 def tune_process() -> dict[str, Any]:
