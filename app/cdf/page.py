@@ -298,6 +298,8 @@ def create_page(lang: str | None = None) -> Any:
         # the upload lives in this session only: drop it when the session ends
         pn.state.on_session_destroyed(lambda _ctx: state.discard())
         # the complete state goes into the address (AddressBar sends it once the page is there)
+        # a rejected page option (lang=fr) leaves the address: a copied link repeats no notice
+        page.address.update(**{name: "" for name, _ in options.bad_options()})
         page._flush_url()
     return layout.page(lang=lang, title=t("cdf.title", lang), path="/cdf",
                        main=[*tour_objs, *page.main()],

@@ -116,6 +116,8 @@ class LabFigures:
                                legend_label=self._tr("lab.curve.legend_classic_out"))
         self.r_curve = c.line("eps", "y", source=self.src_curve, line_width=4, color=p.curve,
                               legend_label=self._tr("lab.curve.legend_delta"))
+        self.src_frame = ColumnDataSource(dict(eps=[], y=[]))
+        c.line("eps", "y", source=self.src_frame, line_alpha=0.0)
         self.eps_span = Span(location=1, dimension="height", line_color=p.marker, line_width=2,
                              line_dash="dashed")
         c.add_layout(self.eps_span)
@@ -250,6 +252,13 @@ class LabFigures:
             set_data(self.src_cur, eps=[cv.current_eps], y=[cv.current_y])
         self.fig_curve.yaxis.axis_label = self._tr(
             "lab.curve.ylabel_log" if cv.scale == "log10" else "lab.curve.ylabel_lin")
+        # δ = 0 everywhere (constant query): no finite value for the automatic range, and
+        # BokehJS then drew the plot without axes; an invisible frame line gives it one.
+        if cv.all_zero:
+            ys = [-10.0, 0.0] if cv.scale == "log10" else [0.0, 1.0]
+            set_data(self.src_frame, eps=[lo, hi], y=ys)
+        else:
+            set_data(self.src_frame, eps=[], y=[])
         notes = []
         if cv.all_zero:
             notes.append(self._tr("lab.curve.all_zero_short"))

@@ -391,3 +391,27 @@ def test_tabbing_through_the_sidebar_never_scrolls_the_page(page: Any, server: S
         top = page.evaluate("[document.scrollingElement.scrollTop, "
                             "document.getElementById('header').getBoundingClientRect().top]")
         assert top == [0, 0], top
+
+
+def test_a_rejected_address_value_leaves_the_address(page: Any, server: Server) -> None:
+    page.goto(f"{server.url}/lab?lang=fr&tour=99&size=huge")
+    _wait_ready(page, "/lab")
+    expect(page.locator(".dp-notice")).to_contain_text("tour")
+    expect(page).to_have_url(re.compile(r"[?&]sigma="))
+    expect(page).not_to_have_url(re.compile(r"(lang=fr|tour=99|size=huge)"))
+    page.goto(f"{server.url}/cdf?theme=purple&lang=en")
+    _wait_ready(page, "/cdf")
+    expect(page).to_have_url(re.compile(r"[?&]seed="))
+    expect(page).not_to_have_url(re.compile("theme=purple"))
+    assert "lang=en" in page.url
+
+
+def test_constant_query_curve_keeps_its_axes(page: Any, server: Server) -> None:
+    logs: list[str] = []
+    page.on("console", lambda m: logs.append(m.text))
+    page.goto(f"{server.url}/lab?lang=en&q=const")
+    _wait_ready(page, "/lab")
+    expect(page.locator(".dp-curve-plot canvas").first).to_be_visible()
+    page.locator(".dp-preset-sum_pass button").click()
+    expect(page.locator(".dp-verdict")).to_contain_text("pass")
+    assert not [m for m in logs if "could not set initial ranges" in m], logs
