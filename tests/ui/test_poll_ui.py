@@ -21,6 +21,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ui.conftest import ARTIFACTS, ROOT, Server, _free_port, shot
+from ui.test_a11y import run_axe
 
 STUDENTS = 40
 FLIPS = 20_000
@@ -55,6 +56,11 @@ def server() -> Iterator[Server]:
     yield Server(proc, url, log)
     proc.terminate()
     proc.wait(10)
+
+
+def no_serious_axe(pg: Any, what: str) -> None:
+    bad = [v for v in run_axe(pg) if v["impact"] in ("critical", "serious")]
+    assert bad == [], (what, bad)
 
 
 def binom_tail(n: int, p: float, lo: int, hi: int) -> float:
@@ -126,6 +132,7 @@ def test_forty_students_answer_a_local_poll(browser: Any, server: Server, teache
             expect(pg.locator(".dp-poll-send")).to_be_disabled()
             if i == 1:
                 shot(pg, "poll-student-ko")
+                no_serious_axe(pg, "student's poll, ko")
             if i == 2:  # a student cannot read the results
                 assert pg.request.get(
                     f"{server.url}/teach/api/rooms/{code}/polls/current").status == 403
@@ -168,6 +175,7 @@ def test_forty_students_answer_a_local_poll(browser: Any, server: Server, teache
     expect(teacher.locator(".dp-poll-width-plot")).to_be_visible()
     expect(teacher.locator(".dp-poll-compare")).to_contain_text("narrower")
     shot(teacher, "poll-projector-en")
+    no_serious_axe(teacher, "projector's poll, en")
 
 
 def test_class_numbers_and_cdf_on_a_phone(browser: Any, server: Server, teacher: Any) -> None:
@@ -221,5 +229,7 @@ def test_class_numbers_and_cdf_on_a_phone(browser: Any, server: Server, teacher:
         expect(mine.locator(".dp-join-mine")).to_contain_text("내 값 5")
         expect(mine.locator(".dp-cdf-not-private")).to_have_count(0)
         shot(mine, "poll-cdf-student-ko")
+        no_serious_axe(mine, "student's class CDF, ko")
+        no_serious_axe(teacher, "projector's class CDF, en")
     finally:
         phones.close()
