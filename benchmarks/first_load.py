@@ -17,7 +17,9 @@ Variants, each its own server, measured in alternation in one run (ratios agains
 ``baseline`` = the page before issue 8 (Bokeh's MathJax bundle forced back in, no first paint),
 ``no-first-paint`` = this checkout without app/shell/first_paint.py, ``current`` = this checkout
 served by ``app.serve.server.serve``, ``gzip`` = the same plus Tornado's ``compress_response=True``
-(since issue 8 ``serve`` compresses anyway).
+(since issue 8 ``serve`` compresses anyway), ``bare-panel`` = a bare Panel page with one slider
+and one Bokeh figure at the same address (the baseline of the first-load target: "live card" is
+then when BokehJS has drawn that page).
 
 Usage:
   .venv/bin/python benchmarks/first_load.py [--path /lab?lang=en] [--loads 3] [--list]
@@ -69,6 +71,22 @@ if variant == "gzip":
         kwargs.setdefault("compress_response", True)
         return _serve(*args, **kwargs)
     pn.serve = serve_gzip
+if variant == "bare-panel":
+    # The baseline of issue 19: a bare Panel page, one slider and one Bokeh figure (no template),
+    # at the same address; its marker .dp-verdict is drawn by BokehJS with the page.
+    import panel as pn
+    from bokeh.plotting import figure
+
+    def bare():
+        fig = figure(height=300, sizing_mode="stretch_width")
+        fig.line([0, 1, 2], [0, 1, 0])
+        return pn.Column(pn.widgets.FloatSlider(name="x", start=0, end=1),
+                         pn.pane.HTML('<p class="dp-verdict">ready</p>'),
+                         pn.pane.Bokeh(fig, sizing_mode="stretch_width"))
+
+    pn.serve({"/lab": bare}, address="127.0.0.1", port=int(os.environ["DPLAB_PORT"]),
+             show=False, admin=False, compress_response=True)
+    raise SystemExit
 from $server import serve
 serve(address="127.0.0.1", port=int(os.environ["DPLAB_PORT"]))
 """
@@ -79,6 +97,7 @@ VARIANTS = {
     "baseline": "this checkout with Bokeh's MathJax bundle forced back in (as before issue 8)",
     "current": f"this checkout, {APP_MODULES['server']}.serve as it is",
     "gzip": f"this checkout + compress_response=True (proposed {app_file('server')} change)",
+    "bare-panel": "a bare Panel page (one slider, one Bokeh figure, no template), gzip on",
 }
 
 JS_CARD = r"""
