@@ -336,14 +336,15 @@ def test_an_oversized_message_closes_only_that_connection(prod: Prod) -> None:
 
 def test_workers_write_nothing_but_the_balancer_config(prod: Prod) -> None:
     # TMPDIR and HOME of every process point into the test's folder: after all the sessions
-    # above, only serve-prod's run folder (HAProxy config, error pages, stats socket) is there.
+    # above, only serve-prod's run folder (HAProxy config, error pages, stats socket, the live
+    # class's Redis socket) is there.
     home = list((prod.tmp / "home").rglob("*"))
     assert home == [], home
     names = sorted(p.name for p in (prod.tmp / "tmp").rglob("*"))
     run_dirs = [p for p in (prod.tmp / "tmp").iterdir()]
     assert len(run_dirs) == 1 and run_dirs[0].name.startswith("dplab-serve-"), names
     assert set(names) - {run_dirs[0].name} == {
-        "haproxy.cfg", "haproxy.sock", "502.http", "503.http", "504.http"}, names
+        "haproxy.cfg", "haproxy.sock", "502.http", "503.http", "504.http", "redis.sock"}, names
     assert sorted(p.name for p in prod.tmp.iterdir()) == ["home", "serve-prod.log", "tmp"]
 
 

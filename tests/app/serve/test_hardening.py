@@ -159,7 +159,9 @@ def test_a_place_is_held_by_connected_and_just_opened_sessions_only() -> None:
 # ---- serve() wiring --------------------------------------------------------------------------
 class _FakeServer:
     def __init__(self) -> None:
-        self._tornado = type("T", (), {"transforms": []})()
+        self.rules: list[Any] = []
+        router = type("R", (), {"add_rules": lambda _self, rules: self.rules.extend(rules)})()
+        self._tornado = type("T", (), {"transforms": [], "wildcard_router": router})()
         self.started = False
         self.io_loop = type("L", (), {"start": lambda _self: None})()
 
@@ -206,7 +208,9 @@ def test_serve_wires_limits_headers_prefix_and_never_autoreload(
     health = next(x for x in seen["extra_patterns"] if x[0] == "/healthz")
     assert health[2] == {"worker": "w9", "max_sessions": 7}
     assert len(fake._tornado.transforms) == 1
-    assert handlers and handlers[0].__name__ == "CappedDocHandler"
+    # the session cap is in the page handler's chain (the live class's cookie check wraps it)
+    assert handlers and "CappedDocHandler" in [c.__name__ for c in handlers[0].__mro__]
+    assert [pattern for pattern, _ in fake.rules] == [r"/.*"]  # the 404 page, added last
 
 
 def test_cli_refuses_a_bad_frame_ancestor(capsys: pytest.CaptureFixture[str]) -> None:
