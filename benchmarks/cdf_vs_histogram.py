@@ -169,13 +169,16 @@ def render(cells: list[dict[str, object]], labels: Sequence[str], seeds: int, pe
            command: str, seconds: float) -> str:
     name = ("diffprivlib histogram (eps/2)" if peer
             else "dpcore hq Laplace histogram (diffprivlib NOT installed)")
+    real = any(str(c["shape"]) in REAL for c in cells)
     lines = [
         BEGIN,
-        "## The default against a plain histogram, on the empirical CDF (issue 22)",
+        "## The hold-out: the real data sets against a plain histogram, on the empirical CDF"
+        if real else "## The default against a plain histogram, on the empirical CDF (issue 22)",
         "",
         f"Command: `{command}` ({seconds:.0f} s on {os.cpu_count()} cores, {seeds} seeds per "
-        "cell: fresh data and noise).",
-        f"Reference: the empirical CDF of each drawn data set (not private). Baseline: {name},",
+        + ("cell: fixed data, fresh noise)." if real else "cell: fresh data and noise)."),
+        f"Reference: the empirical CDF of each {'' if real else 'drawn '}data set (not private). "
+        f"Baseline: {name},",
         "bins 8 ... 1024, the best in hindsight per cell and metric (an oracle). Ratio = method /",
         "best histogram (< 1: the method is ahead). delta = 1e-6, replace-one neighbours.",
         "",
