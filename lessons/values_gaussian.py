@@ -254,7 +254,7 @@ def _teach(v: dict[str, str]) -> None:
     v["sim_p1_tex"] = sci_tex(q, 3)
     v["sim_need"] = sci(need, 2)
     v["sim_need_tex"] = sci_tex(need, 2)
-    v["sim_max"] = "200000"  # app.lab.state.SIM_MAX (checked by tests/test_lessons_teach.py)
+    v["sim_max"] = "200000"  # app.lab.state.SIM_MAX (checked by tests/lessons/test_lessons_teach.py)
     v["sim_ratio"] = sci(need / 200_000, 2)
     v["sim_ratio_tex"] = sci_tex(need / 200_000, 2)
 

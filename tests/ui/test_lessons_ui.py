@@ -162,7 +162,7 @@ def sample_links(hrefs: list[str]) -> list[str]:
     """The links a browser follows: the first, the last, and one per page x query or data
     source x method, with eps = 0 and delta = 0 (the card's exact-zero paths) as kinds of their
     own. Every link, all of them, is checked as a lab / CDF state without a browser in
-    tests/test_lessons.py (test_every_lab_link_is_a_valid_lab_state)."""
+    tests/lessons/test_lessons.py (test_every_lab_link_is_a_valid_lab_state)."""
     picked: dict[tuple[str, ...], str] = {}
     for h in hrefs:
         u = urlparse(h)

@@ -15,7 +15,7 @@ from app.shell.i18n import t
 TYPED = re.compile(r"(?<![\w.{])(\d+\.\d+|\d{4,}(?:\.\d+)?)(?![\w}])")
 
 
-def _significant(lit: str) -> int:  # as tests/test_lessons.py counts them
+def _significant(lit: str) -> int:  # as tests/lessons/test_lessons.py counts them
     digits = lit.replace(".", "").lstrip("0")
     return len(digits.rstrip("0")) if "." not in lit else len(digits)
 

@@ -129,3 +129,25 @@ def test_audit_catches_an_under_noised_mpl(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(tree, "_sigma", lambda e, d, s: real(e, d, s) / 8.0)
     a, b = _mpl_draws(1500)
     assert max(_audit(a, b, 1.0, 1e-3), _audit(b, a, 1.0, 1e-3)) > 0.0
+
+
+# --- a wide public lattice: consecutive values share a leaf when n*eps is small ------------------
+def test_auto_groups_a_wide_lattice_at_small_n_eps() -> None:
+    plan = cdf.auto_plan_v2(944, 0.1, 1e-6, 83)  # 7 cells at n*eps = 94: 12 values per leaf
+    assert plan.method == "tree" and plan.group == 12 and plan.k_max == 7
+    assert cdf.auto_plan_v2(944, 8.0, 1e-6, 83).group == 1  # 512 cells: one leaf per value
+    assert cdf.auto_plan_v2(10_000, 2.0, 1e-6, 11).group == 1
+    x = np.random.default_rng(9).integers(18, 101, 944).astype(float)
+    est = estimate(x, bounds=(18, 100), eps=0.1, delta=1e-6, granularity=1, rng=10)
+    assert est.info["group"] == 12 and est.info["depth"] == 1
+    f = est(np.linspace(17, 101, 3001))
+    assert np.all(np.diff(f) >= 0) and f.min() == 0.0 and f.max() == 1.0
+    assert est(40.0) == est(40.99) and est(100.0) == 1.0
+
+
+def test_tree_group_bad_values() -> None:
+    x = np.arange(18, 101, dtype=float)
+    for g in (0, 84):
+        with pytest.raises(DPError):
+            estimate(x, bounds=(18, 100), eps=1, delta=1e-6, method="tree", granularity=1,
+                     group=g)

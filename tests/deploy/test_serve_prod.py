@@ -39,7 +39,7 @@ from wsclient import (
     raw_ws_connect,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SERVE_PROD = ROOT / "scripts" / "serve-prod"
 FAULT_APP = Path(__file__).resolve().with_name("fault_app.py")
 HAPROXY = shutil.which("haproxy") or (
