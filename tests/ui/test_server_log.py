@@ -1,4 +1,5 @@
-"""Runs after the other browser tests (file order): the server log holds no app traceback."""
+"""Runs after the other browser tests (tests/conftest.py puts it last): the server log holds no
+app traceback."""
 
 from __future__ import annotations
 
