@@ -1,5 +1,5 @@
 """The lab as a :class:`app.shell.follow.Followable`: its address query, tour step and card
-concealment are what a live class shares (issue 20).
+concealment are what a live class shares.
 
 Applying a teacher's snapshot sets only the parameters that differ (one batch, so the page
 refreshes once), and the target values of a snapshot are computed once per process, not once

@@ -1,5 +1,5 @@
 """The instructor's parts of /lesson: teacher notes, the in-class activities, the graded problem
-set and the printable handout (plain HTML from ``lessons/*.toml``; issue 18 §4).
+set and the printable handout (plain HTML from ``lessons/*.toml``).
 
 Fixed names (outside checks rely on them): the notes at ``/lesson?teacher=1`` (and
 ``&topic=cdf``) inside ``.dp-teacher-notes``; the timed plan ``table.dp-lesson-plan``, one

@@ -1,1 +1,1 @@
-"""The live class (issue 20): rooms, the teacher token, /teach, /join and "follow me"."""
+"""The live class: rooms, the teacher token, /teach, /join and "follow me"."""

@@ -13,7 +13,7 @@ Redis keys (persistence is off where serve-prod starts Redis: nothing reaches th
     dplab:room:{CODE}:<name>    a value (state, question, ...) or a hash (answers:<id>, workers)
     dplab:room:{CODE}:events    pub/sub channel
 
-Names are plain strings chosen by the callers (issue 21 adds its own: ``poll``, ``values``, …).
+Names are plain strings chosen by the callers (the polls add their own: ``poll``, ``values``, …).
 A lost Redis raises :class:`StoreDown` from any call; callers keep the page working and retry.
 """
 

@@ -1,4 +1,4 @@
-"""The live class in the server (issue 20): the wing ``app/room`` joined to ``/lab``.
+"""The live class in the server: the wing ``app/room`` joined to ``/lab``.
 
 - ``/teach``, ``/join`` and the room API are plain Tornado pages (app/room/pages.py).
 - A ``/lab`` page request carrying a valid ``dplab_teacher`` cookie marks its session as the

@@ -1,4 +1,4 @@
-"""How a page takes part in a live class without knowing about rooms (issue 20).
+"""How a page takes part in a live class without knowing about rooms.
 
 A page that can be followed (the lab) offers a :class:`Followable`; the room wing
 (``app/room``) offers a :class:`PageLink` that leads (the teacher's tab) or follows (a student's
