@@ -97,8 +97,9 @@ class AutoPlan:
     """What the automatic method will release, decided from public quantities only.
 
     ``method`` is "hq" (then ``k_max`` is the bin count), "tree" (then ``k_max`` is the
-    number of leaves, ``noise`` "gaussian" or "laplace" and ``noise_sd`` the noise standard
-    deviation of every released node) or "pp".
+    number of leaves, ``noise`` "gaussian" or "laplace", ``noise_sd`` the noise standard
+    deviation of every released node and, on a lattice, ``group`` the lattice values per
+    leaf) or "pp".
     """
 
     noise: str
@@ -106,6 +107,8 @@ class AutoPlan:
     noise_sd: float
     reason: str
     method: str = "pp"
+    #: On a public lattice: consecutive lattice values per tree leaf (1: one leaf per value).
+    group: int = 1
 
 
 def auto_plan(n: int, eps: float, delta: float) -> AutoPlan:
@@ -170,8 +173,11 @@ def auto_plan(n: int, eps: float, delta: float) -> AutoPlan:
 def auto_plan_v2(n: int, eps: float, delta: float, lattice_size: int | None = None) -> AutoPlan:
     """The default method's plan from public n, eps, delta and granularity only.
 
-    * A public lattice of K + 1 values (``lattice_size``): the tree on the lattice, one flat
-      level (a histogram with one bar per value) when K + 1 <= LATTICE_FLAT, else binary.
+    * A public lattice of S = K + 1 values (``lattice_size``): the tree on the lattice with
+      one leaf per value when S is at most the cells of the continuous plan below (its bins,
+      or 8^depth leaves), else one leaf per g = ceil(S / cells) consecutive values; one flat
+      level (a histogram with one bar per leaf) when the leaves are at most LATTICE_FLAT or
+      n * eps < 1500, else 8-ary.
     * Otherwise, n * eps < HISTOGRAM_EPS_N (1500): the Laplace histogram with PCHIP
       interpolation and ``hist_bins_v2(n, eps)`` bins (pure eps-DP; ``method`` "hq").
     * Otherwise: the 8-ary tree of depth ``tree_depth_v2(n, eps)`` (2 from 1500, 3 from 3000,
@@ -184,11 +190,19 @@ def auto_plan_v2(n: int, eps: float, delta: float, lattice_size: int | None = No
     eps_v, delta_v = check_privacy(eps, delta)
     if lattice_size is not None:
         size = int(lattice_size)
-        b = size if size <= LATTICE_FLAT else 2
-        tp = tree.plan_tree(n, eps_v, delta_v, leaves=size, branching=b)
+        cells = (hist_bins_v2(n, eps_v) if n * eps_v < HISTOGRAM_EPS_N
+                 else TREE_BRANCHING ** tree_depth_v2(n, eps_v))
+        group = 1 if size <= cells else -(-size // cells)
+        leaves = -(-size // group)
+        if leaves <= LATTICE_FLAT or n * eps_v < HISTOGRAM_EPS_N:
+            b = max(leaves, 2)  # one flat level: a histogram with one bar per leaf
+        else:
+            b = TREE_BRANCHING
+        tp = tree.plan_tree(n, eps_v, delta_v, leaves=max(leaves, 2), branching=b)
+        what = "value" if group == 1 else f"{group} consecutive values"
         return AutoPlan(tp.noise, tp.leaves, tp.node_sd,
-                        f"public lattice of {size} values: {b}-ary tree of depth {tp.depth}",
-                        method="tree")
+                        f"public lattice of {size} values: {b}-ary tree of depth {tp.depth}, "
+                        f"one leaf per {what}", method="tree", group=group)
     if n * eps_v < HISTOGRAM_EPS_N:
         m = hist_bins_v2(n, eps_v)
         return AutoPlan(
@@ -216,13 +230,15 @@ def _estimate_auto(
     plan = auto_plan_v2(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
     if plan.method == "tree":
         if lattice is not None:
-            b = lattice.size if lattice.size <= LATTICE_FLAT else 2
+            leaves = -(-lattice.size // plan.group)
+            b = (max(leaves, 2) if leaves <= LATTICE_FLAT or clipped.n * eps_v < HISTOGRAM_EPS_N
+                 else TREE_BRANCHING)
         else:
             b = TREE_BRANCHING
         est = estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                             branching=b, leaves=max(plan.k_max, 3),
                             granularity=None if lattice is None else lattice.h,
-                            interpolation="pchip")
+                            interpolation="pchip", group=plan.group)
         return replace(est, method="auto", info={**est.info, "plan": plan})
     if plan.method == "hq":
         est = estimate_hq(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
@@ -250,7 +266,7 @@ _OPTIONS = {
     "mp": ("families", "k_max", "max_atoms", "noise"),
     "hq": ("bins", "noise", "interpolation"),
     "aq": ("quantiles",),
-    "tree": ("branching", "leaves", "noise", "interpolation"),
+    "tree": ("branching", "leaves", "noise", "interpolation", "group"),
     "mpl": ("leaves", "max_atoms"),
 }
 

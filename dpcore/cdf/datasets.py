@@ -10,7 +10,9 @@ the page): spikes = 0.3 N(0.2, 0.002^2) + 0.3 N(0.5, 0.002^2) + 0.4 N(0.8, 0.002
 narrow spikes); heavy = 0.02 |Cauchy| clipped to [0, 1] (a heavy right tail, 1.3 % of the mass
 clipped at 1); arcsine = Beta(1/2, 1/2) (U-shaped, infinite density at both ends);
 texp = Exponential(mean 0.1) truncated to [0, 1]; lattice = Binomial(10, 0.3) / 10 (11 values,
-granularity 0.1).
+granularity 0.1); wide_lattice = round(80 Beta(2, 3)) / 80 (81 values, granularity 1/80, a broad
+lattice like ages in whole years; added to fix auto's rule on wide lattices without the real
+sets).
 Real (assets/data/*.csv, sources and licences in assets/data/README.md); the reference is the
 empirical CDF of the clipped data (NOT private).  Bounds are public choices made from the
 variable's meaning, not from the data.
@@ -32,9 +34,11 @@ FloatArray = NDArray[np.float64]
 DATA_DIR = Path(__file__).resolve().parents[2] / "assets" / "data"
 
 SYNTHETIC = ("beta", "bimodal", "uniform")
-GRID_SHAPES = ("beta", "bimodal", "spikes", "heavy", "arcsine", "texp", "lattice")
+GRID_SHAPES = ("beta", "bimodal", "spikes", "heavy", "arcsine", "texp", "lattice",
+               "wide_lattice")
 #: Public granularity of a shape known to lie on a lattice (None: continuous).
-SHAPE_GRANULARITY: dict[str, float | None] = {s: None for s in GRID_SHAPES} | {"lattice": 0.1}
+SHAPE_GRANULARITY: dict[str, float | None] = {s: None for s in GRID_SHAPES} | {
+    "lattice": 0.1, "wide_lattice": 1.0 / 80.0}
 _SPIKES = ((0.3, 0.2), (0.3, 0.5), (0.4, 0.8))
 _SPIKE_SD = 0.002
 _TEXP_MEAN = 0.1
@@ -81,6 +85,8 @@ def sample(shape: str, n: int, rng: np.random.Generator) -> FloatArray:
         return -_TEXP_MEAN * np.log1p(-u * (1.0 - np.exp(-1.0 / _TEXP_MEAN)))
     if shape == "lattice":
         return rng.binomial(10, 0.3, n) / 10.0
+    if shape == "wide_lattice":
+        return np.round(80.0 * rng.beta(2.0, 3.0, n)) / 80.0
     raise ValueError(f"shape must be one of {(*SYNTHETIC, *GRID_SHAPES)} (got {shape!r})")
 
 
@@ -114,6 +120,9 @@ def _grid_population(shape: str) -> Callable[[FloatArray], FloatArray]:
             mix = stats.beta.cdf(t, 0.5, 0.5)
         elif shape == "texp":
             mix = -np.expm1(-np.maximum(t, 0.0) / _TEXP_MEAN) / -np.expm1(-1.0 / _TEXP_MEAN)
+        elif shape == "wide_lattice":
+            k = np.floor(80.0 * t + 1e-9)
+            mix = stats.beta.cdf(np.minimum((k + 0.5) / 80.0, 1.0), 2.0, 3.0)
         else:  # lattice
             mix = stats.binom.cdf(np.floor(10.0 * t + 1e-9), 10, 0.3)
         return np.asarray(np.where(t < 0.0, 0.0, np.where(t >= 1.0, 1.0, mix)), dtype=np.float64)

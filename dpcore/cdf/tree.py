@@ -9,8 +9,9 @@ range queries with consistency).  docs/math.md#tree-histogram.
 Mechanism (replace-one neighbours, public n, public bounds; the only private step):
   The public grid has M = b^L leaves: the point lo, M - 2 equal cells of (lo, hi) and the
   point hi (``leaf_index``; clipped records sit at the bounds, so the CDF may jump there),
-  or, with a public granularity h, one leaf per lattice value lo + k h (k = 0..K) followed
-  by M - K - 1 leaves that are empty for every data set.  Level l = 1..L has b^l nodes,
+  or, with a public granularity h, one leaf per lattice value lo + k h (k = 0..K), or with
+  ``group`` g one leaf per g consecutive values (value k in leaf floor(k / g)), followed
+  by leaves that are empty for every data set.  Level l = 1..L has b^l nodes,
   node i of level l covering leaves [i b^(L-l), (i+1) b^(L-l)).  The frequency of every node
   of levels 1..L (count / n) is released once with independent noise;
   the root (frequency 1) is public and not released.
@@ -244,25 +245,28 @@ def _pchip_grid(lo: float, hi: float, edges_f: FloatArray) -> tuple[FloatArray, 
 
 def _estimate_from(clipped: Clipped, eps: float, delta: float, rng: np.random.Generator,
                    plan: TreePlan, lattice: Lattice | None,
-                   interpolation: str = "linear") -> CDFEstimate:
+                   interpolation: str = "linear", group: int = 1) -> CDFEstimate:
     if lattice is None:
         idx = leaf_index(clipped.t, plan.leaves)
         n_off = 0
     else:
         idx, n_off = snap(clipped, lattice)
+        idx = idx // group
     noisy = release_tree(idx, clipped.n, plan, rng)
     cons = consistent(noisy, plan.branching)
     return from_leaves(clipped, eps, delta, plan, noisy, cons[-1], lattice, n_off,
-                       interpolation)
+                       interpolation, group)
 
 
 def from_leaves(clipped: Clipped, eps: float, delta: float, plan: TreePlan,
                 noisy: list[FloatArray], leaf: FloatArray, lattice: Lattice | None = None,
-                n_off: int = 0, interpolation: str = "linear") -> CDFEstimate:
+                n_off: int = 0, interpolation: str = "linear", group: int = 1) -> CDFEstimate:
     """The CDF estimate from post-processed leaf masses ``leaf`` of the release ``noisy``.
 
     Post-processing only: cumulative sums, isotonic, clip (``tree_cdf``), then the grid
     (linear or PCHIP inside a cell, a step CDF on a lattice); the record holds ``noisy``.
+    On a lattice with ``group`` g > 1 (leaf j holds the lattice values jg .. jg + g - 1), F at
+    lattice value k is the leaf-edge CDF read at (k + 1) / g leaves, linearly or by PCHIP.
     """
     m = plan.leaves
     edge_f = tree_cdf(leaf)
@@ -305,9 +309,21 @@ def from_leaves(clipped: Clipped, eps: float, delta: float, plan: TreePlan,
             gf = np.concatenate([pf[:-1], [pf[-1], 1.0]])
         info["interpolation"] = interpolation
     else:
-        rel.extra.update({"granularity": lattice.h, "n_off_lattice": n_off})
-        info.update({"granularity": lattice.h, "n_off_lattice": n_off})
-        gx, gf = step_grid(lattice, edge_f[1 : lattice.size + 1])
+        rel.extra.update({"granularity": lattice.h, "n_off_lattice": n_off, "group": group})
+        info.update({"granularity": lattice.h, "n_off_lattice": n_off, "group": group})
+        if group == 1:
+            at_points = edge_f[1 : lattice.size + 1]
+        else:
+            used = -(-lattice.size // group)
+            pos = (np.arange(lattice.size) + 1.0) / group
+            ef = edge_f[: used + 1]
+            if interpolation == "pchip":
+                at_points = np.clip(PchipInterpolator(np.arange(used + 1.0), ef)(pos), 0.0, 1.0)
+            else:
+                at_points = np.interp(pos, np.arange(used + 1.0), ef)
+            at_points = np.maximum.accumulate(at_points)
+            at_points[-1] = 1.0
+        gx, gf = step_grid(lattice, at_points)
     return CDFEstimate(gx, gf, eps, cert_delta, "tree", rel, info=info)
 
 
@@ -323,6 +339,7 @@ def estimate_tree(
     noise: str = "auto",
     granularity: float | None = None,
     interpolation: str = "linear",
+    group: int = 1,
 ) -> CDFEstimate:
     """Private CDF from a hierarchical histogram with consistency (see module docstring).
 
@@ -330,7 +347,9 @@ def estimate_tree(
     2..2^20, default 4096; ignored with a granularity, where the lattice fixes them), ``noise``
     ('auto', 'gaussian', 'laplace'), ``granularity`` (public lattice step h, see
     ``dpcore.cdf.lattice``), ``interpolation`` inside a cell ('linear', a uniform spread, or
-    'pchip', the monotone cubic through the cell edges; ignored on a lattice).
+    'pchip', the monotone cubic through the cell edges), ``group`` (on a lattice: g
+    consecutive lattice values per leaf, 1..lattice size, default 1; the CDF at each value is
+    then interpolated between the leaf edges).
     Certified guarantee: (eps, delta) for Gaussian noise, (eps, 0) for Laplace; the record
     holds the tree's shape, the node noise and the exact sensitivity.
     """
@@ -338,8 +357,16 @@ def estimate_tree(
     clipped = clip_data(data, bounds)
     lattice = None if granularity is None else check_granularity(
         (clipped.lo, clipped.hi), granularity)
-    m = lattice.size if lattice is not None else max(v.integer("leaves", leaves, lo=2), 3)
+    g = v.integer("group", group, lo=1)
+    if lattice is not None and g > lattice.size:
+        raise DPError("out_of_range.interval", name="group", value=g, left="[", lo="1",
+                      hi=str(lattice.size), right="]")
+    if lattice is not None:
+        m = max(-(-lattice.size // g), 2)
+    else:
+        m = max(v.integer("leaves", leaves, lo=2), 3)
     if interpolation not in INTERPOLATIONS:
         raise ValueError(f"interpolation must be one of {INTERPOLATIONS} (got {interpolation!r})")
     plan = plan_tree(clipped.n, eps_v, delta_v, leaves=m, branching=branching, noise=noise)
-    return _estimate_from(clipped, eps_v, delta_v, make_rng(rng), plan, lattice, interpolation)
+    return _estimate_from(clipped, eps_v, delta_v, make_rng(rng), plan, lattice, interpolation,
+                          g if lattice is not None else 1)
