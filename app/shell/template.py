@@ -41,8 +41,10 @@ from app.shell.options import bad_options, current_query, is_dark, is_large, kep
 from app.shell.resources import install_mathjax_filter, strip_web_fonts
 
 ACCENT = "#0b4f6c"
-FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Noto Sans KR", "Noto Sans CJK KR", '
-              '"Apple SD Gothic Neo", "Malgun Gothic", "NanumGothic", sans-serif')
+# "dplab math": our subset of DejaVu Sans for subscripts, Greek and operators (assets/dplab.css)
+FONT_STACK = ('"dplab math", system-ui, -apple-system, "Segoe UI", "Noto Sans KR", '
+              '"Noto Sans CJK KR", "Apple SD Gothic Neo", "Malgun Gothic", "NanumGothic", '
+              'sans-serif')
 NAV = (("/", "common.nav.home"), ("/lesson", "common.nav.lesson"), ("/lab", "common.nav.lab"),
        ("/cdf", "common.nav.cdf"))
 # Below this width the sidebar starts folded and the page is one column (assets/dplab.css).
@@ -183,8 +185,7 @@ def option_notice(lang: str, bad: list[tuple[str, str]]) -> pn.pane.HTML:
     return pn.pane.HTML(
         f'<div class="dp-notice" role="alert"><strong>'
         f'{html.escape(t("common.url.notice_title", lang))}</strong><ul>{items}</ul></div>',
-        stylesheets=[".dp-notice { border: 3px solid #d55e00; border-radius: 8px;"
-                     " padding: .4em .8em; }"],
+        stylesheets=[assets.text("dplab-notice.css")],
         sizing_mode="stretch_width", css_classes=["dp-notices"])
 
 
