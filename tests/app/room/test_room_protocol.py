@@ -1,10 +1,14 @@
 """The live class at the Bokeh protocol level (benchmarks/wsclient.py), one server on a real
 Redis: sign-in, join, follow / detach / follow again, a student's forged change, ask the class +
-answers + reveal, and the end of the class (nothing left in Redis)."""
+answers + reveal, and the end of the class (nothing left in Redis); the tour: ask at a
+prediction step, each follower answers once in the tour panel, the reveal reaches every one."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import html
+import json
 import os
 import re
 import subprocess
@@ -199,3 +203,111 @@ async def _option_ids(tab: wsclient.Tab) -> dict[str, str]:
     assert out, "no quiz option buttons pushed"
     return out
 
+
+
+# ---- the tour: ask the class at a prediction step, one answer each, reveal for everyone ----
+def last_ids(tab: wsclient.Tab, prefix: str) -> dict[str, str]:
+    """css class -> id of the newest pushed model with a class starting with ``prefix`` (the
+    tour's option buttons are made again on each refresh)."""
+    out: dict[str, str] = {}
+    for msg in tab.pushed:
+        for m in wsclient.walk_models(msg.content):
+            for c in (m.get("attributes") or {}).get("css_classes") or []:
+                if str(c).startswith(prefix):
+                    out[str(c)] = str(m["id"])
+    return out
+
+
+async def wait_pushed(tab: wsclient.Tab, needle: str, timeout: float = 15) -> None:
+    """Until some pushed text (any model, set or created) contains ``needle``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        for msg in tab.pushed:
+            if needle in html.unescape(json.dumps(msg.content, ensure_ascii=False)):
+                return
+        left = deadline - loop.time()
+        if left <= 0:
+            raise AssertionError(f"{needle!r} never pushed")
+        tab._push_event.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(tab._push_event.wait(), left)
+
+
+async def room_api(base: str, code: str, cookie: str) -> dict[str, Any]:
+    r = await fetch(f"{base}/teach/api/rooms/{code}?lang=en", cookie=cookie)
+    return dict(json.loads(r.body))
+
+
+async def until_api(base: str, code: str, cookie: str, ok: Any, timeout: float = 10
+                    ) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        data = await room_api(base, code, cookie)
+        if ok(data) or time.monotonic() > deadline:
+            return data
+        await asyncio.sleep(0.2)
+
+
+def test_tour_ask_and_reveal(server: str) -> None:
+    asyncio.run(_tour_ask_and_reveal(server))
+
+
+async def _tour_ask_and_reveal(base: str) -> None:
+    r = await fetch(base + "/teach", "POST", f"token={TOKEN}", origin=base)
+    cookie = r.headers["Set-Cookie"].split(";", 1)[0].split("=", 1)[1]
+    code = re.search(r"room=([A-Z0-9]{6})", r.headers["Location"]).group(1)  # type: ignore
+    page = (await fetch(f"{base}/teach?room={code}&lang=en", cookie=cookie)).body.decode()
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)  # type: ignore
+
+    async def post(action: str) -> Any:
+        return await fetch(f"{base}/teach/rooms/{code}/{action}?lang=en", "POST",
+                           f"csrf={csrf}", cookie=cookie, origin=base)
+
+    teacher = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=en",
+                                      extra_cookies={"dplab_teacher": cookie})
+    a = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=en")
+    b = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=ko")
+    # the tour starts at step 1, which predicts nothing: "ask the class" says so
+    assert (await post("tour")).code == 303
+    await wait_pushed(teacher, "Step 1 of")
+    r = await post("ask")
+    assert r.code == 303 and "note=ask" in r.headers["Location"]
+    # the teacher's lab goes to step 2 (a prediction): the followers' cards are concealed
+    nxt = last_ids(teacher, "dp-tour-next")["dp-tour-next"]
+    await asyncio.wait_for(await teacher._patch([click(nxt)]), 10)
+    await a.wait_text("dp-card-pane", lambda t: "shown after your prediction" in t)
+    await b.wait_text("dp-card-pane", lambda t: "예측 후 공개" in t)
+    # ask the class: every follower is asked in the tour panel, in their own language
+    assert (await post("ask")).code == 303
+    await banner(a, "pick one answer in the tour panel")
+    await banner(b, "투어 창에서 답을 하나 고르세요")
+    data = await room_api(base, code, cookie)
+    assert data["question"]["kind"] == "tour" and data["question"]["ref"] == "2"
+    assert data["counts"] == [0, 0] and not data["question"]["revealed"]
+    a_opts, b_opts = last_ids(a, "dp-tour-option-"), last_ids(b, "dp-tour-option-")
+    await asyncio.wait_for(await a._patch([click(a_opts["dp-tour-option-1"])]), 10)  # fail
+    await asyncio.wait_for(await b._patch([click(b_opts["dp-tour-option-0"])]), 10)  # pass
+    for tab, needle in ((a, 'Your answer "fail" is in'), (b, "답 ‘통과’을(를) 보냈습니다")):
+        await tab.wait_text("dp-room-banner", lambda t, n=needle: n in html.unescape(t), 15)
+    data = await until_api(base, code, cookie, lambda d: d["answers"] >= 2)
+    assert data["counts"] == [1, 1]
+    # a second answer from the same student (their earlier option, sent again) is not counted
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(await a._patch([click(a_opts["dp-tour-option-0"])]), 10)
+    await asyncio.wait_for(await b._patch([click(b_opts["dp-tour-option-1"])]), 10)
+    data = await until_api(base, code, cookie, lambda d: d["answers"] > 2, timeout=2)
+    assert data["counts"] == [1, 1] and data["answers"] == 2
+    await teacher.wait_text("dp-room-dist-pane", lambda t: "2 answers" in t)
+    # the teacher reveals: every follower's card appears and its tour panel says the answer
+    assert (await post("reveal")).code == 303
+    await a.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) is not None)
+    await b.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) is not None)
+    await wait_pushed(a, "Your prediction was right: “fail”")
+    await wait_pushed(b, "예측은 “통과”였고")
+    data = await room_api(base, code, cookie)
+    assert data["question"]["revealed"] and data["counts"] == [1, 1]
+    await teacher.wait_text("dp-room-dist-pane", lambda t: "(right answer)" in t)
+    assert (await post("end")).code == 303
+    for tab in (teacher, a, b):
+        await tab.close()
