@@ -216,8 +216,9 @@ class LabFigures:
             return
         self.dens_sub.text = self._tr("lab.dens.sub_event", t=fmt_num(dv.t, 6))
         # 5 digits in the picture (it must fit a phone); all of them are in the text below.
+        # "eᵋ": a canvas title cannot typeset e^ε; U+1D4B is the raised ε (not a caret).
         self.dens_sub2.text = (f"P₀ = {fmt_prob(dv.p0, dv.log_p0, 5)},  "
-                               f"e^ε·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled, 5)}")
+                               f"eᵋ·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled, 5)}")
         inside = dv.t_outside is None
         self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = inside
         if inside:

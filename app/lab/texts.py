@@ -39,9 +39,9 @@ def density_text(dv: DensityView, sens: float, sigma: float, eps: float, unit: s
           <dt>{html.escape(t("lab.dens.t", lang))}</dt>
           <dd class="dp-boundary">t = Δ/2 − εσ²/Δ = {fmt_num(dv.t, 8)} {u}</dd>
           <dt>P₀ = Pr[N(0, σ²) &lt; t]</dt><dd class="dp-p0">{fmt_prob(dv.p0, dv.log_p0)}</dd>
-          <dt>e^ε·P₁ = e^ε·Pr[N(Δ, σ²) &lt; t]</dt>
+          <dt>e<sup>ε</sup>·P₁ = e<sup>ε</sup>·Pr[N(Δ, σ²) &lt; t]</dt>
           <dd class="dp-p1-scaled">{fmt_prob(dv.p1_scaled, dv.log_p1_scaled)}</dd>
-          <dt>δ = P₀ − e^ε·P₁</dt><dd>{html.escape(t("lab.dens.delta_is", lang))}</dd>
+          <dt>δ = P₀ − e<sup>ε</sup>·P₁</dt><dd>{html.escape(t("lab.dens.delta_is", lang))}</dd>
           <dt>{html.escape(t("lab.dens.peak", lang))}</dt>
           <dd>{fmt_num(dv.peak, 6)} 1/{u}</dd>
         </dl>{outside}"""
