@@ -316,7 +316,8 @@ TERMS_PATH = LESSON_DIR / "terms.toml"
 @dataclass(frozen=True)
 class Concept:
     """One entry of ``lessons/terms.toml``: the one term per language, its gloss, and the
-    variants the course does not use (regular expressions, checked by tests/lessons/test_terms.py)."""
+    variants the course does not use (regular expressions, checked by
+    tests/lessons/test_terms.py)."""
 
     id: str
     terms: dict[str, str]

@@ -206,6 +206,7 @@ def values() -> dict[str, str]:
         cat = json.loads((cat_dir / f"lab.{lang}.json").read_text("utf-8"))
         v[f"dens_title_{lang}"] = cat["lab.dens.title"]
     _teach(v)
+    _polls(v)
     return v
 
 
@@ -254,7 +255,8 @@ def _teach(v: dict[str, str]) -> None:
     v["sim_p1_tex"] = sci_tex(q, 3)
     v["sim_need"] = sci(need, 2)
     v["sim_need_tex"] = sci_tex(need, 2)
-    v["sim_max"] = "200000"  # app.lab.state.SIM_MAX (checked by tests/lessons/test_lessons_teach.py)
+    # app.lab.state.SIM_MAX (checked by tests/lessons/test_lessons_teach.py)
+    v["sim_max"] = "200000"
     v["sim_ratio"] = sci(need / 200_000, 2)
     v["sim_ratio_tex"] = sci_tex(need / 200_000, 2)
 
@@ -263,6 +265,57 @@ def _teach(v: dict[str, str]) -> None:
     v["sk_d1"] = sig(float(gaussian.delta(1.0, 1.0, 1.0)), 3)
     v["sk_d4"] = sci(float(gaussian.delta(4.0, 1.0, 1.0)), 2)
     v["sk_d4_tex"] = sci_tex(float(gaussian.delta(4.0, 1.0, 1.0)), 2)
+
+
+def _polls(v: dict[str, str]) -> None:
+    """Values of the local-vs-central section (the room's private polls): randomized response
+    for a class of n = 100 at eps = ln 3 against the central count released once with Laplace
+    (pure eps) or Gaussian noise (delta = 1e-5, the room's default), as the projector computes
+    them (tests/lessons/test_lessons_polls.py checks them against app.room.poll)."""
+    n, eps, delta = 100, math.log(3.0), 1e-5
+    z95 = gaussian.noise_errors(1.0).half_width_95
+    p = math.exp(eps) / (1.0 + math.exp(eps))  # P[the true answer is sent]
+    lr = p / (1.0 - p)  # the largest likelihood ratio of what was sent: e^eps
+    _same(lr, math.exp(eps), "randomized response: p / (1 - p) = e^eps")
+
+    def local_sd(m: int) -> float:  # sd of p-hat: each report has variance p(1 - p)
+        return math.sqrt(p * (1.0 - p) / m) / (2.0 * p - 1.0)
+
+    _same(local_sd(n), math.exp(eps / 2) / ((math.exp(eps) - 1.0) * math.sqrt(n)),
+          "sd of p-hat in closed form")
+
+    def laplace_hw(m: int) -> float:  # count + Lap(1 / eps), divided by m: 95 % at b ln 20
+        return math.log(20.0) / (eps * m)
+
+    sigma = gaussian.calibrate_sigma(eps, delta, 1.0)  # count, L2 sensitivity 1
+    v["rr_n"] = str(n)
+    v["rr_n4"] = str(4 * n)
+    v["rr_keep_pct"] = sig(100 * p, 3)
+    v["rr_lr"] = sig(lr, 3)
+    v["rr_local_sd"] = sig(local_sd(n), 2)
+    v["rr_local_sd_approx"] = sig(1.0 / (math.sqrt(n) * eps), 2)
+    v["rr_central_sd"] = sig(math.sqrt(2.0) / (n * eps), 2)
+    loc, cen = z95 * local_sd(n), laplace_hw(n)
+    v["rr_local_pp"] = fixed(100 * loc, 1)  # as the projector prints it (percentage points)
+    v["rr_central_pp"] = fixed(100 * cen, 1)
+    v["rr_gauss_sigma"] = sig(sigma, 3)
+    v["rr_gauss_pp"] = fixed(100 * z95 * sigma / n, 1)
+    v["rr_width_ratio"] = fixed(loc / cen, 1)
+    v["rr_needed"] = f"{math.ceil((loc / cen) ** 2 * n):,}"
+    loc4, cen4 = z95 * local_sd(4 * n), laplace_hw(4 * n)
+    _same(loc4 / cen4, 2 * loc / cen, "the ratio of the widths grows like sqrt(n)")
+    v["rr_local_pp_4n"] = fixed(100 * loc4, 1)
+    v["rr_central_pp_4n"] = fixed(100 * cen4, 1)
+    v["rr_width_ratio_4n"] = fixed(loc4 / cen4, 1)
+    # a student's own account: eps per local poll answered, added (basic composition)
+    polls = 3
+    v["rr_polls"] = str(polls)
+    v["rr_polls_eps"] = sig(polls * eps, 3)
+    v["rr_polls_lr"] = sig(math.exp(polls * eps), 3)
+    # the room's ledger: two central Gaussian polls, composed exactly (GDP), read at delta
+    mu = accounting.gaussian_mu(1.0, sigma)
+    v["rr_ledger2_eps"] = sig(accounting.gdp_epsilon(delta, accounting.gdp_compose([mu, mu])), 3)
+    v["rr_basic2_eps"] = sig(2 * eps, 3)
 
 
 def _check_tour_answers() -> None:
