@@ -72,9 +72,10 @@ def _real(name: str) -> tuple[np.ndarray, float | None]:
     return (np.clip(np.asarray(r.values), lo, hi) - lo) / (hi - lo), (
         None if g is None else g / (hi - lo))
 
-# label -> (method, options); "auto" is the default method
+# label -> (method, options); "auto" is the rule auto_plan_v2, method "auto2" (the page's
+# default "auto" keeps the former rule until the page and the lesson explain the tree)
 METHODS: dict[str, tuple[str, dict[str, object]]] = {
-    "auto": ("auto", {}),
+    "auto": ("auto2", {}),
 }
 EXTRA: dict[str, tuple[str, dict[str, object]]] = {
     "pp": ("pp", {}),

@@ -23,8 +23,8 @@ frame followed by one binary frame. :class:`Assembler` and :func:`encode` implem
 that framing (unit-tested in tests/benchmarks/test_wsclient.py).
 
 This is the one protocol-level client of the project: the load benchmark drives
-:class:`LabTab`; the deployment tests (tests/deploy/test_serve_prod.py, which find this module through
-tests/conftest.py) drive :class:`Tab` (any page: ``set(css_class, attr, value)``, then
+:class:`LabTab`; the deployment tests (tests/deploy/test_serve_prod.py, which find this module
+through tests/conftest.py) drive :class:`Tab` (any page: ``set(css_class, attr, value)``, then
 ``wait_text``), :func:`get_page` (the balancer's affinity cookies) and the ``raw_*`` functions
 (a websocket on a plain socket that stops reading: the slow client). Both tab classes share
 :class:`Session` (messages in and out, replies matched to requests, pushes).

@@ -44,11 +44,26 @@ def test_default_method_is_auto() -> None:
     # n * eps = 500 < 1500: the PCHIP Laplace histogram, pure eps-DP
     plan = est.info["plan"]
     assert plan.method == "hq" and est.release.mechanism == "laplace" and est.delta == 0.0
+    assert est.release.values.size == plan.k_max == 13  # round(16 * 0.5^0.35) = 13
+    assert est.info["interpolation"] == "pchip"
+    # n = 2000 at eps = 1: n eps >= 1500, sigma = 4.2/2000 > 0.002, the high-noise PP regime
+    big = np.random.default_rng(2).uniform(0, 100, 2000)
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
+    assert est.info["plan"].method == "pp"
+    assert est.info["plan"].noise == "laplace_weighted"
+
+
+def test_auto2_histogram_then_tree() -> None:
+    est = estimate(DATA, bounds=(0, 100), eps=1.0, delta=1e-6, method="auto2", rng=0)
+    assert est.method == "auto2"
+    # n * eps = 500 < 1500: the PCHIP Laplace histogram, pure eps-DP
+    plan = est.info["plan"]
+    assert plan.method == "hq" and est.release.mechanism == "laplace" and est.delta == 0.0
     assert est.release.values.size == plan.k_max == 32  # n eps >= 300: 32 bins
     assert est.info["interpolation"] == "pchip"
     # n = 2000 at eps = 1: n eps >= 1500, the 8-ary tree of depth 2 (8 + 64 nodes released)
     big = np.random.default_rng(2).uniform(0, 100, 2000)
-    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, method="auto2", rng=0)
     assert est.info["plan"].method == "tree" and est.info["depth"] == 2
     assert est.release.values.size == 72
 
@@ -130,5 +145,8 @@ def test_auto_switches_to_laplace_when_delta_is_tiny() -> None:
     assert auto_plan(10_000, 1.0, 1e-12).noise == "laplace"
     big = np.random.default_rng(1).uniform(0, 100, 10_000)
     est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-12, rng=0)
+    assert est.release.mechanism == "laplace" and est.delta == 0.0
+    assert est.release.values.size == 65
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-12, method="auto2", rng=0)
     assert est.release.mechanism == "laplace" and est.delta == 0.0
     assert est.release.values.size == 8 + 64 + 512  # the tree of depth 3 (n eps = 10^4)

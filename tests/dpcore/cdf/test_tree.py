@@ -162,7 +162,7 @@ def test_granularity_rounds_and_counts_off_lattice_values() -> None:
     assert est(100.0) == 1.0 and est(17.9) == 0.0
 
 
-@pytest.mark.parametrize("method", ["auto", "pp", "hq", "aq", "tree"])
+@pytest.mark.parametrize("method", ["auto", "auto2", "pp", "hq", "aq", "tree"])
 def test_granularity_gives_a_step_cdf_for_every_method(method: str) -> None:
     x = np.random.default_rng(3).binomial(10, 0.3, 4000) / 10.0
     est = estimate(x, bounds=(0, 1), eps=2.0, delta=1e-6, method=method, granularity=0.1, rng=4)
@@ -174,7 +174,7 @@ def test_granularity_gives_a_step_cdf_for_every_method(method: str) -> None:
 
 
 def test_granularity_target_lattice_of_eleven_values() -> None:
-    # issue 22 target: n = 10^4, eps = 2, the right granularity -> KS <= 0.01 (empirical CDF)
+    # the lattice target: n = 10^4, eps = 2, the right granularity -> KS <= 0.01 (empirical CDF)
     x = np.random.default_rng(5).binomial(10, 0.3, 10_000) / 10.0
     est = estimate(x, bounds=(0, 1), eps=2.0, delta=1e-6, granularity=0.1, rng=6)
     assert est.info["plan"].method == "tree" and est.info["depth"] == 1  # one flat level
@@ -202,7 +202,7 @@ def test_auto_plan_reads_only_public_numbers(monkeypatch: pytest.MonkeyPatch) ->
     rng = np.random.default_rng(8)
     plans = []
     for x in (rng.uniform(size=5000), np.full(5000, 0.25)):
-        est = estimate(x, bounds=(0, 1), eps=8.0, delta=1e-6, rng=0)
+        est = estimate(x, bounds=(0, 1), eps=8.0, delta=1e-6, method="auto2", rng=0)
         plans.append(est.info["plan"])
     assert len(seen) == 2 and all(
         isinstance(a, (int, float)) or a is None for args in seen for a in args
