@@ -11,13 +11,13 @@ from __future__ import annotations
 import html
 import logging
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
 from app.lab.state import LabState
 from app.shell import assets, theme
 from app.shell.i18n import t
 from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, underflow_approx
 from dpcore import queries
+from dpcore.certify import Certification
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +55,12 @@ FIELD_SYMBOLS = {"query": "q", "n": "n", "B": "B", "sigma": "σ", "eps": "ε", "
                  "sim_n": "N"}
 
 
-def verdict_kind(cert: Any) -> str:
+def verdict_kind(cert: Certification) -> str:
     kind = getattr(cert, "verdict", "pass" if cert.passes else "fail")
     return kind if kind in VERDICTS else "fail"
 
 
-def delta_no_one(cert: Any) -> dict[str, str] | None:
+def delta_no_one(cert: Certification) -> dict[str, str] | None:
     """The fields of ``lab.card.delta_no_one`` when the claimed δ ≥ 1/n, else None.
 
     A claim this large can pass and still protect no one: publishing each record as it is with
@@ -81,7 +81,7 @@ def delta_no_one(cert: Any) -> dict[str, str] | None:
     return {"inv_n": fmt_num(1 / n, 4), "expected": fmt_num(float(d * n), 4)}
 
 
-def delta_no_one_html(cert: Any, lang: str, *, short: bool = False) -> str:
+def delta_no_one_html(cert: Certification, lang: str, *, short: bool = False) -> str:
     """The δ ≥ 1/n warning beside the verdict (class ``dp-delta-no-one``), or ""."""
     fields = delta_no_one(cert)
     if fields is None:
@@ -94,7 +94,7 @@ def delta_no_one_html(cert: Any, lang: str, *, short: bool = False) -> str:
             f"{html.escape(t(key, lang, **fields))}</span>")
 
 
-def card_html(state: LabState, cert: Any, lang: str, *, folded: bool = False) -> str:
+def card_html(state: LabState, cert: Certification, lang: str, *, folded: bool = False) -> str:
     """Certification card. ``cert`` is a dpcore Certification for the state's release.
 
     ``folded``: the secondary parts (flags, errors, calibration, neighbours) start closed

@@ -43,7 +43,7 @@ class TourState(param.Parameterized):
                              doc="False while a prediction step hides the certification card.")
     held = param.Boolean(default=False,
                          doc="True while a live class holds the card concealed: a prediction "
-                             "is recorded but only the teacher reveals (issue 20).")
+                             "is recorded but only the teacher reveals.")
 
     def __init__(self, steps: tuple[lessons.TourStep, ...], lab: LabState, **params: Any) -> None:
         super().__init__(**params)
