@@ -81,21 +81,26 @@ class RoomHub:
 
     async def _listen(self) -> None:
         delay = RETRY_MIN_S
+        lost = False
         while True:
             try:
                 await self.store.ping()
                 stream = self.store.listen()
-                first = True
                 try:
                     async for code, text in stream:
-                        if first:
-                            first = False
+                        if not code:  # subscribed again: fetch what was missed meanwhile
+                            delay = RETRY_MIN_S
+                            if lost:
+                                lost = False
+                                self._set_ok(True)
+                                await self._resync()
+                            continue
                         self._dispatch(code, text)
-                        delay = RETRY_MIN_S
                 finally:
                     with contextlib.suppress(Exception):
                         await stream.aclose()  # type: ignore[attr-defined]
             except StoreDown:
+                lost = True
                 self._set_ok(False)
                 await asyncio.sleep(delay)
                 delay = min(RETRY_MAX_S, delay * 2)

@@ -130,6 +130,8 @@ class RoomLink:
                 self.state.status = "lost"
             elif ok and self.state.status == "lost":
                 self.state.status = "live"
+                if self.state.role == "teacher":
+                    self._on_local_change()  # what was changed meanwhile reaches the class
             self._render()
 
         self._in_doc(run)

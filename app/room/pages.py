@@ -186,6 +186,7 @@ class TeachHandler(_Base):
     <div class="dp-room-qr-box">{qr_svg(join, t("room.qr_title", lang, address=join))}</div>
   </div>
   <div class="dp-room-panel">
+    <p class="dp-room-error dp-room-store" role="alert" hidden></p>
     <p class="dp-room-count" aria-live="polite">{_e(count)}</p>
     <p class="dp-room-step">{_e(step_text)}</p>
     <div class="dp-room-actions">

@@ -115,7 +115,8 @@ class RoomStore(ABC):
     @abstractmethod
     def listen(self) -> AsyncIterator[tuple[str, str]]:
         """(code, message) of every room's messages, until the connection is lost
-        (:class:`StoreDown`) or the iterator is closed."""
+        (:class:`StoreDown`) or the iterator is closed; first ``("", "")`` once subscribed
+        (from then on nothing published is missed)."""
 
     @abstractmethod
     async def ping(self) -> None:
@@ -258,6 +259,7 @@ class MemoryStore(RoomStore):
         q: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._listeners.add(q)
         try:
+            yield "", ""
             while True:
                 yield await q.get()
         finally:
@@ -410,6 +412,7 @@ class RedisStore(RoomStore):
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         try:
             await self._call(pubsub.psubscribe(f"{PREFIX}{{*}}:events"))
+            yield "", ""
             while True:
                 try:
                     msg = await pubsub.get_message(timeout=5.0)

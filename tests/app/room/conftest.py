@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -41,8 +42,18 @@ class Redis:
                 raise RuntimeError("redis-server did not start")
             time.sleep(0.02)
 
+    def pause(self) -> None:
+        """Redis stops answering (SIGSTOP) but keeps its data; :meth:`resume` goes on."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)  # (a paused one too)
             self.proc.terminate()
             self.proc.wait(10)
         self.proc = None
@@ -60,3 +71,19 @@ def redis_server() -> Iterator[Redis]:
         r.start()
         yield r
         r.stop()
+
+
+@pytest.fixture
+def own_redis() -> Iterator[Redis]:
+    """A redis-server of one test's own (the fault tests stop and start it)."""
+    binary = redis_binary()
+    if binary is None:
+        pytest.skip("no redis-server (scripts/ensure-redis.sh installs Debian's): Redis tests "
+                    "skipped")
+    with tempfile.TemporaryDirectory(prefix="dplab-redis-", dir="/tmp") as d:
+        r = Redis(binary, Path(d))
+        r.start()
+        try:
+            yield r
+        finally:
+            r.stop()
