@@ -53,12 +53,9 @@ class _Base(tornado.web.RequestHandler):
         return shell_html.options(args, self.request.headers.get("Accept-Language"))
 
     def client(self) -> str:
-        # Behind serve-prod's HAProxy (loopback) the client is in X-Forwarded-For (last hop).
-        ip = self.request.remote_ip or ""
-        fwd = self.request.headers.get("X-Forwarded-For", "")
-        if fwd and ip in ("127.0.0.1", "::1"):
-            ip = fwd.split(",")[-1].strip()
-        return ip
+        # Behind serve-prod's HAProxy (loopback) the client is its X-Forwarded-For entry.
+        return tokens.client_address(self.request.remote_ip,
+                                     self.request.headers.get_list("X-Forwarded-For"))
 
     def is_teacher(self) -> bool:
         return tokens.check_cookie(self.get_cookie(tokens.COOKIE))

@@ -11,13 +11,17 @@
   browser sends the Strict cookie only from our own pages); the Origin header, when present,
   must be ours.
 - Wrong tokens and unknown room codes are rate-limited per client address (kept in memory for
-  a minute, as a hash, never logged).
+  a minute, as a hash, never logged). The address is the peer's; only a worker that
+  scripts/serve-prod started behind its own HAProxy on loopback
+  (``DPLAB_FORWARDED_FROM_LOOPBACK=1``) takes it from the last ``X-Forwarded-For`` entry, the
+  one HAProxy's ``option forwardfor`` appends (:func:`client_address`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import os
 import secrets
 import threading
@@ -97,6 +101,31 @@ def check_csrf(cookie: str | None, sent: str | None, token: str | None = None) -
         return False
     return hmac.compare_digest(csrf_token(cookie, token).encode(),
                                sent.encode("ascii", "replace")[:64])
+
+
+ENV_FORWARDED = "DPLAB_FORWARDED_FROM_LOOPBACK"
+LOOPBACK = ("127.0.0.1", "::1")
+
+
+def client_address(peer: str | None, forwarded: list[str], trust: bool | None = None) -> str:
+    """The client's address for the rate limits.
+
+    ``peer``: the connection's address; ``forwarded``: the request's ``X-Forwarded-For`` header
+    lines. Only when the peer is the balancer on loopback and this process was told it stands
+    behind one (``trust``; default: ``DPLAB_FORWARDED_FROM_LOOPBACK=1``, set by serve-prod for
+    its workers) is the last entry used, the one the balancer appended; earlier entries were
+    written by the client. From anyone else the header is ignored.
+    """
+    ip = peer or ""
+    if trust is None:
+        trust = os.environ.get(ENV_FORWARDED, "").strip() == "1"
+    if not trust or ip not in LOOPBACK or not forwarded:
+        return ip
+    last = forwarded[-1].split(",")[-1].strip()
+    try:
+        return str(ipaddress.ip_address(last))
+    except ValueError:
+        return ip
 
 
 class RateLimit:

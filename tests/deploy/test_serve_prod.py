@@ -349,6 +349,36 @@ def test_workers_write_nothing_but_the_balancer_config(prod: Prod) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+def _join_from(prod: Prod, source: str, forged: str) -> int:
+    """GET /join with an unknown code from client address ``source`` (a loopback alias), with
+    an X-Forwarded-For header the client made up."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", prod.port, timeout=30,
+                                      source_address=(source, 0))
+    try:
+        conn.request("GET", f"{prod.prefix}/join?room=ZZZZZZ&lang=en",
+                     headers={"X-Forwarded-For": forged})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_rate_limits_see_the_client_behind_the_balancer(prod: Prod) -> None:
+    # One client (127.0.0.2) that makes up a new X-Forwarded-For each time is still one client:
+    # the workers read only the entry HAProxy appends (option forwardfor). 10 wrong codes a
+    # minute per client and worker; two workers share the requests.
+    seen = []
+    for i in range(30):
+        seen.append(_join_from(prod, "127.0.0.2", f"198.51.100.{i}"))
+        if seen[-1] == 429:
+            break
+    assert seen[-1] == 429 and set(seen[:-1]) == {404}, seen
+    # Another client is not blocked (the key is the address HAProxy saw, not HAProxy's own),
+    # even when it names the blocked one in its header.
+    assert _join_from(prod, "127.0.0.3", "127.0.0.2") == 404
+
+
 def test_session_cap_gives_the_class_full_page(tmp_path_factory: pytest.TempPathFactory
                                                ) -> None:
     prod = Prod(tmp_path_factory.mktemp("cap"), DPLAB_MAX_SESSIONS="2")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.room import codes, tokens
 from app.room.state import FollowState, RoomView, new_question, parse_message, state_message
 
@@ -72,3 +74,29 @@ def test_room_view_counts() -> None:
            {"s1": "0", "s2": "1", "s3": "1", "s4": "7"}, now=101.0)
     assert (v.connected, v.following) == (3, 2)  # w2 is stale (a stopped worker)
     assert v.counts == [1, 2, 0] and v.answers == 3
+
+
+def test_client_address_trusts_only_the_balancer_on_loopback() -> None:
+    fwd = ["203.0.113.9"]
+    # behind serve-prod's HAProxy: the entry HAProxy appended (the last), never the client's
+    assert tokens.client_address("127.0.0.1", fwd, trust=True) == "203.0.113.9"
+    assert tokens.client_address("::1", ["198.51.100.1, 2001:db8::7"], trust=True) == \
+        "2001:db8::7"
+    assert tokens.client_address("127.0.0.1", ["6.6.6.6", "203.0.113.9"], trust=True) == \
+        "203.0.113.9"  # a header the client sent comes first; HAProxy adds its own line
+    # not behind our balancer (make serve, a worker alone): the header is ignored
+    assert tokens.client_address("127.0.0.1", fwd, trust=False) == "127.0.0.1"
+    # from anyone but loopback, never
+    assert tokens.client_address("192.0.2.5", fwd, trust=True) == "192.0.2.5"
+    assert tokens.client_address("127.0.0.2", fwd, trust=True) == "127.0.0.2"
+    # nothing usable: the peer
+    assert tokens.client_address("127.0.0.1", [], trust=True) == "127.0.0.1"
+    assert tokens.client_address("127.0.0.1", ["not-an-address"], trust=True) == "127.0.0.1"
+    assert tokens.client_address(None, fwd, trust=True) == ""
+
+
+def test_client_address_trust_comes_from_serve_prod(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(tokens.ENV_FORWARDED, raising=False)
+    assert tokens.client_address("127.0.0.1", ["203.0.113.9"]) == "127.0.0.1"
+    monkeypatch.setenv(tokens.ENV_FORWARDED, "1")
+    assert tokens.client_address("127.0.0.1", ["203.0.113.9"]) == "203.0.113.9"
