@@ -1,7 +1,8 @@
 """Hardening without a running server: headers and CSP, frame ancestors, websocket origins, the
 "class is full" page and the balancer's error files, how serve() wires Panel/Bokeh, and the
 HAProxy configuration scripts/serve-prod renders (checked by `haproxy -c` when installed).
-End-to-end behaviour is in tests/deploy/test_serve_prod.py; the CSP in a browser in tests/ui/test_csp.py.
+End-to-end behaviour is in tests/deploy/test_serve_prod.py; the CSP in a browser in
+tests/ui/test_csp.py.
 """
 
 from __future__ import annotations
