@@ -110,6 +110,8 @@ class CDFInputs:
         stream_parts: int
         stream_steps: int
         _upload: cdf_upload.UploadTable | None
+        upload_lo: float | None
+        upload_hi: float | None
 
         def data_n(self) -> int: ...
         @property
@@ -227,9 +229,9 @@ class CDFInputs:
                 return ("cdf.up.err.bounds_huge", {})
             if abs(x) > 1e15:
                 return ("cdf.up.err.bounds_huge", {})
-            lo, hi = (x, self.upload_hi) if name == "upload_lo" else (self.upload_lo, x)
-            if lo is not None and hi is not None:
-                b = cdf_upload.check_bounds(lo, hi)
+            b_lo, b_hi = (x, self.upload_hi) if name == "upload_lo" else (self.upload_lo, x)
+            if b_lo is not None and b_hi is not None:
+                b = cdf_upload.check_bounds(b_lo, b_hi)
                 if b is not None:
                     return (b.key, b.fmt)
             setattr(self, name, x)
