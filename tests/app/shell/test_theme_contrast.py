@@ -72,6 +72,8 @@ def figure_colours(fig: Any) -> tuple[list[tuple[str, Any, float]], list[tuple[s
         g = r.glyph
         name = f"{type(g).__name__}({getattr(g, 'y', '')})"
         if isinstance(g, Line):
+            if float(g.line_alpha) == 0.0:
+                continue  # draws nothing: only holds the axes' range (the curve's frame)
             lines.append((name, g.line_color, float(g.line_alpha)))
         elif isinstance(g, Scatter):
             lines.append((name + " fill", g.fill_color, float(g.fill_alpha)))
