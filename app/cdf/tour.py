@@ -25,6 +25,7 @@ import lessons
 from app.cdf.state import CDFState
 from app.shell import assets, widgets
 from app.shell.i18n import t
+from app.shell.tour import StepTour, step_from_address
 
 log = logging.getLogger(__name__)
 
@@ -42,19 +43,12 @@ def _md(text: str, inline: bool = False) -> str:
     return _MD.renderInline(text) if inline else _MD.render(text)
 
 
-class CDFTourState(param.Parameterized):
-    """Where the student is in the tour and what they predicted."""
-
-    step = param.Integer(default=0, bounds=(0, 99), doc="Current step, 1-based; 0: closed.")
-    total = param.Integer(default=0, bounds=(0, 99), constant=True, doc="Number of steps.")
-    choice = param.Integer(default=-1, bounds=(-1, 9), doc="The predicted option (-1: none).")
-    revealed = param.Boolean(default=True, doc="False until the step's change is shown.")
+class CDFTourState(StepTour):
+    """Where the student is in the /cdf tour and what they predicted."""
 
     def __init__(self, steps: tuple[lessons.CDFTourStep, ...], state: CDFState,
                  **params: Any) -> None:
-        super().__init__(**params)
-        with param.edit_constant(self):
-            self.total = len(steps)
+        super().__init__(steps, **params)
         self.steps = steps
         self.state = state
 
@@ -79,14 +73,6 @@ class CDFTourState(param.Parameterized):
         step = self.steps[k - 1]
         self._set(step.start if step.predict is not None else step.cdf)
         self.param.update(step=k, choice=-1, revealed=step.predict is None)
-
-    def next(self) -> None:
-        if self.step < self.total:
-            self.go(self.step + 1)
-
-    def back(self) -> None:
-        if self.step > 1:
-            self.go(self.step - 1)
 
     def predict(self, option: int) -> None:
         """Record the prediction, then show the step's change."""
@@ -233,11 +219,9 @@ def attach(state: CDFState, lang: str, tour_arg: str | None
                     height=0, width=0, margin=0)
     keys.param.watch(lambda e: panel.on_key(e.new.split("#", 1)[0]), "event")
     if tour_arg:
-        try:
-            k = int(tour_arg)
-            if not 0 <= k <= ts.total:
-                raise ValueError(k)
-            ts.go(k)
-        except ValueError:
+        k = step_from_address(tour_arg, ts.total)
+        if k is None:
             notices.append(("cdf.url.bad", {"name": "tour", "value": tour_arg[:40]}))
+        else:
+            ts.go(k)
     return [keys, panel.opener, panel.panel], notices, ts

@@ -37,6 +37,7 @@ from app.shell import template as layout
 from app.shell.follow import PageLink
 from app.shell.i18n import t
 from app.shell.options import request_language
+from app.shell.tour import step_from_address
 from dpcore import queries
 from dpcore.certify import Certification
 
@@ -485,12 +486,10 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
     ts.param.watch(changed, ["step", "revealed"])
     bridge.param.watch(lambda e: lab.on_key(e.new.split("#", 1)[0], panel), "event")
     if tour_arg:
-        try:
-            k = int(tour_arg)
-            if not 0 <= k <= ts.total:
-                raise ValueError(k)
+        k = step_from_address(tour_arg, ts.total)
+        if k is not None:
             ts.go(k)
-        except ValueError:
+        else:
             lab.state.notices = [*lab.state.notices,
                                  ("lab.url.bad", {"name": "tour", "value": tour_arg[:40]})]
             lab.address.update(tour="")  # the rejected step leaves the address

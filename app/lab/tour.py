@@ -21,6 +21,7 @@ import lessons
 from app.lab.state import PRESETS, LabState
 from app.shell import assets, widgets
 from app.shell.i18n import t
+from app.shell.tour import StepTour
 
 _MD = MarkdownIt("commonmark", {"html": False})
 _TERM_TEXT = re.compile(r"\[\[([a-z0-9-]+)(?:\|([^\]]+))?\]\]")
@@ -30,25 +31,15 @@ _RESET = ("query", "n", "B", "sigma", "eps", "delta", "delta_text", "data", "rec
           "replacement", "eps_lo", "eps_hi", "scale", "overlays", "errors", "notices")
 
 
-class TourState(param.Parameterized):
-    """Where the student is in the tour and what they predicted."""
+class TourState(StepTour):
+    """Where the student is in the lab's tour and what they predicted."""
 
-    step = param.Integer(default=0, bounds=(0, 99),
-                         doc="Current step, 1-based; 0 means the tour is closed.")
-    total = param.Integer(default=0, bounds=(0, 99), constant=True,
-                          doc="Number of steps in the tour.")
-    choice = param.Integer(default=-1, bounds=(-1, 9),
-                           doc="Option the student predicted at this step (-1: none yet).")
-    revealed = param.Boolean(default=True,
-                             doc="False while a prediction step hides the certification card.")
     held = param.Boolean(default=False,
                          doc="True while a live class holds the card concealed: a prediction "
                              "is recorded but only the teacher reveals.")
 
     def __init__(self, steps: tuple[lessons.TourStep, ...], lab: LabState, **params: Any) -> None:
-        super().__init__(**params)
-        with param.edit_constant(self):
-            self.total = len(steps)
+        super().__init__(steps, **params)
         self.steps = steps
         self.lab = lab
 
@@ -74,14 +65,6 @@ class TourState(param.Parameterized):
             self.lab.param.update(**defaults)
             self.lab.apply_url(step.lab)
         self.param.update(step=k, choice=-1, revealed=step.predict is None)
-
-    def next(self) -> None:
-        if self.step < self.total:
-            self.go(self.step + 1)
-
-    def back(self) -> None:
-        if self.step > 1:
-            self.go(self.step - 1)
 
     def predict(self, option: int) -> None:
         """Record the student's prediction and reveal the card."""
