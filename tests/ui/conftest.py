@@ -71,13 +71,17 @@ class Server:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[Server]:
+def start_server(log_name: str, env_extra: dict[str, str] | None = None,
+                 drop: tuple[str, ...] = ("BOKEH_RESOURCES",), probe: str = "/lab") -> Server:
+    """``app.serve.server.serve`` in a process of its own on a free port, logging to
+    ``test-artifacts/<log_name>``; returns once ``probe`` answers (fails the test after 60 s)."""
     port = _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / "ui-server.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("BOKEH_RESOURCES", None)
+    log = ARTIFACTS / log_name
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           **(env_extra or {})}
+    for name in drop:
+        env.pop(name, None)
     with log.open("wb") as fh:
         proc = subprocess.Popen(
             [sys.executable, "-c",
@@ -87,7 +91,7 @@ def server() -> Iterator[Server]:
     deadline = time.monotonic() + 60
     while True:
         try:
-            with urllib.request.urlopen(url + "/lab", timeout=5) as r:
+            with urllib.request.urlopen(url + probe, timeout=5) as r:
                 if r.status == 200:
                     break
         except OSError:
@@ -96,13 +100,22 @@ def server() -> Iterator[Server]:
             proc.kill()
             pytest.fail("dplab server did not start:\n" + log.read_text(errors="replace"))
         time.sleep(0.2)
-    srv = Server(proc, url, log)
-    yield srv
-    proc.terminate()
+    return Server(proc, url, log)
+
+
+def stop_server(srv: Server) -> None:
+    srv.proc.terminate()
     try:
-        proc.wait(timeout=10)
+        srv.proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        srv.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    srv = start_server("ui-server.log")
+    yield srv
+    stop_server(srv)
 
 
 @pytest.fixture(scope="session")

@@ -8,19 +8,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from ui.conftest import ARTIFACTS, ROOT, Server, _free_port, shot
+from ui.conftest import Server, shot, start_server, stop_server
 from ui.test_a11y import run_axe
 
 STUDENTS = 40
@@ -33,29 +28,10 @@ TOKEN = "ui-teacher-token-21"
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
     """Our own server, with a teacher token of ours (the shared one's token is made per run)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    port, log = _free_port(), ARTIFACTS / "ui-poll-server.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DPLAB_TEACHER_TOKEN": TOKEN}
-    env.pop("DPLAB_REDIS_URL", None)
-    with log.open("wb") as fh:
-        proc = subprocess.Popen(
-            [sys.executable, "-c",
-             f"from app.serve.server import serve; serve(address='127.0.0.1', port={port})"],
-            cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/join", timeout=5):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("server did not start:\n" + log.read_text(errors="replace"))
-            time.sleep(0.2)
-    yield Server(proc, url, log)
-    proc.terminate()
-    proc.wait(10)
+    srv = start_server("ui-poll-server.log", {"DPLAB_TEACHER_TOKEN": TOKEN},
+                       drop=("BOKEH_RESOURCES", "DPLAB_REDIS_URL"), probe="/join")
+    yield srv
+    stop_server(srv)
 
 
 def no_serious_axe(pg: Any, what: str) -> None:

@@ -6,12 +6,7 @@ their own and "follow again" jumps to where the class is; the room page counts 2
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
@@ -19,7 +14,13 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from ui.conftest import ARTIFACTS, LOCAL_HOSTS, ROOT, Server, _free_port, shot
+from ui.conftest import (
+    LOCAL_HOSTS,
+    Server,
+    shot,
+    start_server,
+    stop_server,
+)
 
 TOKEN = "ui-teacher-token-20"
 
@@ -27,29 +28,10 @@ TOKEN = "ui-teacher-token-20"
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
     """Our own server (one process, in-process room store) with a teacher token of ours."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    port, log = _free_port(), ARTIFACTS / "ui-room-server.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DPLAB_TEACHER_TOKEN": TOKEN}
-    env.pop("DPLAB_REDIS_URL", None)
-    with log.open("wb") as fh:
-        proc = subprocess.Popen(
-            [sys.executable, "-c",
-             f"from app.serve.server import serve; serve(address='127.0.0.1', port={port})"],
-            cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/join", timeout=5):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("server did not start:\n" + log.read_text(errors="replace"))
-            time.sleep(0.2)
-    yield Server(proc, url, log)
-    proc.terminate()
-    proc.wait(10)
+    srv = start_server("ui-room-server.log", {"DPLAB_TEACHER_TOKEN": TOKEN},
+                       drop=("BOKEH_RESOURCES", "DPLAB_REDIS_URL"), probe="/join")
+    yield srv
+    stop_server(srv)
 
 
 class Watched:
