@@ -224,7 +224,8 @@ def render(
         "Cells: mean ± sd over seeds. Time: one `estimate` call in ms (includes clipping,",
         "coefficients, noise and post-processing).",
         "",
-        "Methods: `auto` = the default (`auto_plan_v2`, docs/math.md#automatic-method): when",
+        "Methods: `auto2` = the rule `auto_plan_v2` (method \"auto2\"; the page's default `auto` "
+        "keeps the former rule `auto_plan`, docs/math.md#automatic-method): when",
         "n*eps < 1500 a Laplace histogram with PCHIP interpolation (auto_bins(n, eps) bins below",
         "n*eps = 300, 32 from 300); from n*eps = 1500 the 8-ary tree (`dpcore.cdf.tree`) of depth",
         "2 / 3 / 4 / 5 (64 / 512 / 4096 / 32768 leaves) from n*eps = 1500 / 3000 / 60000 /",
