@@ -356,7 +356,7 @@ def values() -> dict[str, str]:
     v["raw64_max"] = sig(float(raw64.max()), 4)
     v["raw64_drop"] = sig(float(np.max(-np.diff(raw64))), 2)
 
-    est_auto = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="auto",
+    est_auto = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="auto_v1",
                         rng=_noise_rng())
     plan = auto_plan(N, EPS, DELTA)
     v["auto_degree"] = str(est_auto.degree)
@@ -456,7 +456,8 @@ def values() -> dict[str, str]:
     v["anes_lo"] = sig(lo)
     v["anes_hi"] = sig(hi)
     v["anes_neps"] = sig(xr.size * EPS)
-    est_r = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="auto", rng=_noise_rng())
+    est_r = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="auto_v1",
+                     rng=_noise_rng())
     v["anes_auto_bins"] = str(est_r.info.get("bins", ""))
     _metrics(v, "anes_auto", distances(est_r, ref_r, lo, hi))
     est_rp = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="pp", rng=_noise_rng(),

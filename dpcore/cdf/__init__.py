@@ -13,17 +13,17 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          leaves, noise, interpolation.
 * "mpl"  matching pursuit with local atoms (B-splines, dyadic steps, Legendre) as
          post-processing of one binary-tree release (``dpcore.cdf.mp_local``).
-* "auto" the default (``auto_plan``, from public n, eps, delta only): a Laplace histogram
-         below n*eps = 1500, otherwise PP with the degree chosen from the noisy coefficients;
-         this is the rule the /cdf page and the CDF lesson explain.  With a public
-         granularity, the lattice rule of "auto2".
-* "auto2" (``auto_plan_v2``, from public n, eps, delta and granularity only): when
+* "auto" the default (``auto_plan_v2``, from public n, eps, delta and granularity only): when
          n*eps < 1500 a Laplace histogram with PCHIP interpolation (hist_bins_v2 bins);
          otherwise an 8-ary tree whose depth grows with n*eps (64 to 32768 leaves), PCHIP
          inside a cell; with a public granularity the tree on the lattice.  Fixed on
          synthetic shapes only (docs/math.md#automatic-method); measured against the
-         empirical CDF in docs/cdf-results.md.  It becomes "auto" once the page and the
-         lesson explain the tree.
+         empirical CDF in docs/cdf-results.md.  This is the rule the /cdf page and the CDF
+         lesson explain.
+* "auto_v1" the former default (``auto_plan``, from public n, eps, delta only): a Laplace
+         histogram below n*eps = 1500, otherwise PP with the degree chosen from the noisy
+         coefficients.  Kept for comparison (tests, docs/cdf-results.md); with a public
+         granularity it is the lattice rule of "auto".
 
 The default is "auto", held to the goal of docs/math.md#cdf-accuracy-goal;
 the keyword arguments are the fixed interface of every method.  Every estimate is callable on
@@ -54,8 +54,9 @@ __all__ = ["ALL_METHODS", "METHODS", "AutoPlan", "CDFEstimate", "Release", "auto
            "auto_plan_v2", "clip_data", "estimate", "hist_bins_v2", "tree_depth_v2"]
 
 METHODS = ("auto", "pp", "mp", "hq", "aq")
-#: Every method ``estimate`` accepts (METHODS, the page's list, plus the hierarchical tree).
-ALL_METHODS = (*METHODS, "auto2", "tree", "mpl")
+#: Every method ``estimate`` accepts (METHODS, the page's list, plus the tree, local MP and the
+#: former automatic rule).
+ALL_METHODS = (*METHODS, "auto_v1", "tree", "mpl")
 
 # Released degree for the automatic method (the degree actually used is chosen from the noisy
 # coefficients by pp.auto_degree, so K_max only needs to be large enough).
@@ -117,7 +118,8 @@ class AutoPlan:
 
 
 def auto_plan(n: int, eps: float, delta: float) -> AutoPlan:
-    """Choose the PP release from (n, eps, delta) only: no data, so no privacy cost.
+    """The former default's plan (method "auto_v1"), from (n, eps, delta) only: no data, so
+    no privacy cost.
 
     sigma = calibrate_sigma(eps, delta, 1/n) is the per-coefficient Gaussian noise (CDF units).
     * High-noise regime, sigma >= HIGH_NOISE (0.002): degrees above ~12 are then buried in
@@ -224,11 +226,11 @@ def auto_plan_v2(n: int, eps: float, delta: float, lattice_size: int | None = No
                     method="tree")
 
 
-def _estimate_auto2(
+def _estimate_auto(
     data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
-    granularity: float | None = None, method_name: str = "auto2",
+    granularity: float | None = None, method_name: str = "auto",
 ) -> CDFEstimate:
-    """"auto2": the rule measured against the empirical CDF (``auto_plan_v2``)."""
+    """"auto", the default: the rule measured against the empirical CDF (``auto_plan_v2``)."""
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
     lattice = None if granularity is None else check_granularity((clipped.lo, clipped.hi),
@@ -256,32 +258,32 @@ def _estimate_auto2(
     return est
 
 
-def _estimate_auto(
+def _estimate_auto_v1(
     data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
     granularity: float | None = None,
 ) -> CDFEstimate:
-    """"auto": the rule the /cdf page and the CDF lesson explain (``auto_plan``: a Laplace
-    histogram below n*eps = 1500, PP above). With a public granularity it is the lattice rule
-    of "auto2" (the page and the lesson use no granularity)."""
+    """"auto_v1": the former default (``auto_plan``: a Laplace histogram below n*eps = 1500,
+    PP above), kept for comparison.  With a public granularity it is the lattice rule of
+    "auto"."""
     if granularity is not None:
-        return _estimate_auto2(data, bounds=bounds, eps=eps, delta=delta, rng=rng,
-                               granularity=granularity, method_name="auto")
+        return _estimate_auto(data, bounds=bounds, eps=eps, delta=delta, rng=rng,
+                              granularity=granularity, method_name="auto_v1")
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
     plan = auto_plan(clipped.n, eps_v, delta_v)
     if plan.method == "hq":
         est = estimate_hq(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                           bins=plan.k_max, interpolation="pchip")
-        return replace(est, method="auto", info={**est.info, "plan": plan})
+        return replace(est, method="auto_v1", info={**est.info, "plan": plan})
     rel = pp.release(clipped, eps_v, delta_v, k_max=plan.k_max, noise=plan.noise, rng=make_rng(rng))
-    est = pp.from_release(rel, "auto", method="auto")
+    est = pp.from_release(rel, "auto", method="auto_v1")
     est.info["plan"] = plan
     return est
 
 
 _DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
     "auto": _estimate_auto,
-    "auto2": _estimate_auto2,
+    "auto_v1": _estimate_auto_v1,
     "pp": pp.estimate_pp,
     "mp": estimate_mp,
     "hq": estimate_hq,
@@ -292,7 +294,7 @@ _DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
 
 _OPTIONS = {
     "auto": (),
-    "auto2": (),
+    "auto_v1": (),
     "pp": ("k_max", "degree", "noise"),
     "mp": ("families", "k_max", "max_atoms", "noise"),
     "hq": ("bins", "noise", "interpolation"),
@@ -331,9 +333,9 @@ def _estimate_on_lattice(
     if method == "tree":
         return estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                              granularity=lattice.h, **options)  # type: ignore[arg-type]
-    if method in ("auto", "auto2"):
-        return _estimate_auto2(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
-                               granularity=lattice.h, method_name=method)
+    if method in ("auto", "auto_v1"):
+        return _estimate_auto(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
+                              granularity=lattice.h, method_name=method)
     xs, n_off = snapped_values(clipped, lattice)
     est = _DISPATCH[method](xs, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng, **options)
     return _to_lattice(est, lattice, clipped, n_off)
@@ -364,7 +366,7 @@ def estimate(
     DPError for the data, bounds, privacy parameters and granularity).
     """
     if not isinstance(method, str) or method not in _DISPATCH:
-        raise ValueError(f"method must be one of {METHODS} (got {method!r})")
+        raise ValueError(f"method must be one of {ALL_METHODS} (got {method!r})")
     unknown = sorted(set(options) - set(_OPTIONS[method]))
     if unknown:
         allowed = ", ".join(_OPTIONS[method]) or "none"

@@ -35,7 +35,8 @@ N_SYNTH = 10_000
 
 # label -> (method, options)
 METHODS: dict[str, tuple[str, dict[str, object]]] = {
-    "auto2": ("auto2", {}),
+    "auto (default)": ("auto", {}),
+    "auto_v1 (former default)": ("auto_v1", {}),
     "pp (auto degree)": ("pp", {}),
     "pp K=5": ("pp", {"degree": 5}),
     "pp K=20": ("pp", {"degree": 20}),
@@ -224,22 +225,24 @@ def render(
         "Cells: mean ± sd over seeds. Time: one `estimate` call in ms (includes clipping,",
         "coefficients, noise and post-processing).",
         "",
-        "Methods: `auto2` = the rule `auto_plan_v2` (method \"auto2\"; the page's default `auto` "
-        "keeps the former rule `auto_plan`, docs/math.md#automatic-method): when",
+        "Methods: `auto (default)` = the rule `auto_plan_v2` (method \"auto\", what /cdf and the "
+        "CDF lesson use and explain, docs/math.md#automatic-method): when",
         "n*eps < 1500 a Laplace histogram with PCHIP interpolation (auto_bins(n, eps) bins below",
         "n*eps = 300, 32 from 300); from n*eps = 1500 the 8-ary tree (`dpcore.cdf.tree`) of depth",
         "2 / 3 / 4 / 5 (64 / 512 / 4096 / 32768 leaves) from n*eps = 1500 / 3000 / 60000 /",
         "300000, PCHIP inside a cell, Gaussian or Laplace by the smaller node variance. At",
         "n = 10,000: the 32-bin histogram at eps = 0.1 (n*eps = 1000), the tree of depth 3 at",
-        "eps = 0.5, 1 and 2, of depth 4 at eps = 8.",
+        "eps = 0.5, 1 and 2, of depth 4 at eps = 8. `auto_v1 (former default)` = the former",
+        "rule `auto_plan` (method \"auto_v1\"): the same histogram rule below n*eps = 1500 but",
+        "with auto_bins(n, eps) bins, PP (automatic degree, split Gaussian or Laplace) above.",
         "`tree` = the binary tree with 4096 leaves, linear inside a cell; `mpl` = matching pursuit",
         "with local atoms on one binary-tree release (`dpcore.cdf.mp_local`);",
         "`pp` = PP with isotropic Gaussian noise as in the paper, automatic degree; `pp K=k` =",
         "fixed degree (plain PP); `mp` = matching pursuit post-processing of one PP release over",
         "a Legendre/B-spline/normal-CDF dictionary; `hq (32 bins, Laplace)` = the classic",
         "histogram baseline (linear interpolation); `hq (auto bins, PCHIP)` = Laplace histogram",
-        "with 16 (n eps/1000)^0.35 bins and monotone cubic interpolation (part of `auto`, so not",
-        "counted as a baseline below); `aq` = Kaplan-Schnapp-Stemmer quantiles.",
+        "with 16 (n eps/1000)^0.35 bins and monotone cubic interpolation (part of `auto_v1`, so",
+        "not counted as a baseline below); `aq` = Kaplan-Schnapp-Stemmer quantiles.",
         "",
     ]
     datasets = list(dict.fromkeys(c.dataset for c in cells))
@@ -271,7 +274,7 @@ def render(
         "issue 22 the default is held to the empirical-CDF goal instead",
         "(docs/math.md#cdf-accuracy-goal); this table shows what that choice costs here.",
         "",
-        "| shape | eps | auto2 | best baseline | which | met |",
+        "| shape | eps | auto (default) | best baseline | which | met |",
         "|---|---|---|---|---|---|",
     ]
     base_labels = [m for m in labels if m.startswith(("hq (32", "aq", "pp K="))]
@@ -281,7 +284,7 @@ def render(
             if (d, e) in ISSUE_BEST:
                 cand["issue's quoted best"] = ISSUE_BEST[(d, e)]
             which = min(cand, key=cand.__getitem__)
-            a = float(np.mean(by[(d, e, "auto2")].ks))
+            a = float(np.mean(by[(d, e, "auto (default)")].ks))
             lines.append(
                 f"| {d} | {e:g} | {a:.4f} | {cand[which]:.4f} | {which} | "
                 f"{'yes' if a <= cand[which] else 'NO'} |"

@@ -27,7 +27,7 @@ def test_auto_plan_v2_bands(n: int, eps: float, method: str, size: int) -> None:
 
 def test_auto_tree_is_eight_ary_with_pchip_cells() -> None:
     x = np.random.default_rng(1).beta(2, 5, 4000)
-    est = estimate(x, bounds=(0, 1), eps=2.0, delta=1e-6, method="auto2", rng=2)
+    est = estimate(x, bounds=(0, 1), eps=2.0, delta=1e-6, rng=2)  # the default "auto"
     assert est.info["plan"].method == "tree" and est.info["branching"] == 8
     assert est.info["depth"] == 3 and est.info["interpolation"] == "pchip"
     assert est.degree is None  # no degree slider for a tree

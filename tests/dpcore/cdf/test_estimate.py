@@ -38,24 +38,9 @@ def test_same_seed_same_release(method: str) -> None:
     np.testing.assert_array_equal(a.release.values, b.release.values)
 
 
-def test_default_method_is_auto() -> None:
+def test_default_method_is_auto_histogram_then_tree() -> None:
     est = estimate(DATA, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
     assert est.method == "auto"
-    # n * eps = 500 < 1500: the PCHIP Laplace histogram, pure eps-DP
-    plan = est.info["plan"]
-    assert plan.method == "hq" and est.release.mechanism == "laplace" and est.delta == 0.0
-    assert est.release.values.size == plan.k_max == 13  # round(16 * 0.5^0.35) = 13
-    assert est.info["interpolation"] == "pchip"
-    # n = 2000 at eps = 1: n eps >= 1500, sigma = 4.2/2000 > 0.002, the high-noise PP regime
-    big = np.random.default_rng(2).uniform(0, 100, 2000)
-    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
-    assert est.info["plan"].method == "pp"
-    assert est.info["plan"].noise == "laplace_weighted"
-
-
-def test_auto2_histogram_then_tree() -> None:
-    est = estimate(DATA, bounds=(0, 100), eps=1.0, delta=1e-6, method="auto2", rng=0)
-    assert est.method == "auto2"
     # n * eps = 500 < 1500: the PCHIP Laplace histogram, pure eps-DP
     plan = est.info["plan"]
     assert plan.method == "hq" and est.release.mechanism == "laplace" and est.delta == 0.0
@@ -63,9 +48,32 @@ def test_auto2_histogram_then_tree() -> None:
     assert est.info["interpolation"] == "pchip"
     # n = 2000 at eps = 1: n eps >= 1500, the 8-ary tree of depth 2 (8 + 64 nodes released)
     big = np.random.default_rng(2).uniform(0, 100, 2000)
-    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, method="auto2", rng=0)
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
+    assert est.method == "auto"
     assert est.info["plan"].method == "tree" and est.info["depth"] == 2
     assert est.release.values.size == 72
+    assert est.degree is None  # a tree has no degree
+
+
+def test_former_default_auto_v1_histogram_then_pp() -> None:
+    est = estimate(DATA, bounds=(0, 100), eps=1.0, delta=1e-6, method="auto_v1", rng=0)
+    assert est.method == "auto_v1"
+    # n * eps = 500 < 1500: the PCHIP Laplace histogram with auto_bins bins
+    plan = est.info["plan"]
+    assert plan.method == "hq" and est.release.mechanism == "laplace" and est.delta == 0.0
+    assert est.release.values.size == plan.k_max == 13  # round(16 * 0.5^0.35) = 13
+    assert est.info["interpolation"] == "pchip"
+    # n = 2000 at eps = 1: n eps >= 1500, sigma = 4.2/2000 > 0.002, the high-noise PP regime
+    big = np.random.default_rng(2).uniform(0, 100, 2000)
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, method="auto_v1", rng=0)
+    assert est.info["plan"].method == "pp"
+    assert est.info["plan"].noise == "laplace_weighted"
+    assert est.degree is not None
+
+
+def test_unknown_method_names_every_method() -> None:
+    with pytest.raises(ValueError, match="auto_v1"):
+        estimate(DATA, bounds=(0, 100), eps=1.0, delta=1e-6, method="auto2")
 
 
 def test_values_outside_bounds_are_clipped_and_counted() -> None:
@@ -144,9 +152,9 @@ def test_auto_switches_to_laplace_when_delta_is_tiny() -> None:
     assert auto_plan(10_000, 1.0, 1e-6).noise == "gaussian_split"
     assert auto_plan(10_000, 1.0, 1e-12).noise == "laplace"
     big = np.random.default_rng(1).uniform(0, 100, 10_000)
-    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-12, rng=0)
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-12, method="auto_v1", rng=0)
     assert est.release.mechanism == "laplace" and est.delta == 0.0
     assert est.release.values.size == 65
-    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-12, method="auto2", rng=0)
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-12, rng=0)
     assert est.release.mechanism == "laplace" and est.delta == 0.0
     assert est.release.values.size == 8 + 64 + 512  # the tree of depth 3 (n eps = 10^4)

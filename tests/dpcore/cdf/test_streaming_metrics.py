@@ -59,8 +59,8 @@ def test_metrics_against_scipy_for_two_samples() -> None:
 
 def test_harness_renders_a_table() -> None:
     cells = experiments.run_grid(
-        ["uniform"], [1.0], ["auto2", "hq (32 bins, Laplace)"], seeds=2, workers=1
+        ["uniform"], [1.0], ["auto (default)", "hq (32 bins, Laplace)"], seeds=2, workers=1
     )
     text = experiments.render(cells, 2, [], "python -m dpcore.cdf.experiments --test", 0.0)
-    assert "| 1 | auto2 |" in text and "± " in text
+    assert "| 1 | auto (default) |" in text and "± " in text
     assert "not private" in text

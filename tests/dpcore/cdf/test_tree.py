@@ -146,7 +146,7 @@ def test_granularity_rounds_and_counts_off_lattice_values() -> None:
     assert est(100.0) == 1.0 and est(17.9) == 0.0
 
 
-@pytest.mark.parametrize("method", ["auto", "auto2", "pp", "hq", "aq", "tree"])
+@pytest.mark.parametrize("method", ["auto", "auto_v1", "pp", "hq", "aq", "tree"])
 def test_granularity_gives_a_step_cdf_for_every_method(method: str) -> None:
     x = np.random.default_rng(3).binomial(10, 0.3, 4000) / 10.0
     est = estimate(x, bounds=(0, 1), eps=2.0, delta=1e-6, method=method, granularity=0.1, rng=4)
@@ -186,7 +186,7 @@ def test_auto_plan_reads_only_public_numbers(monkeypatch: pytest.MonkeyPatch) ->
     rng = np.random.default_rng(8)
     plans = []
     for x in (rng.uniform(size=5000), np.full(5000, 0.25)):
-        est = estimate(x, bounds=(0, 1), eps=8.0, delta=1e-6, method="auto2", rng=0)
+        est = estimate(x, bounds=(0, 1), eps=8.0, delta=1e-6, rng=0)  # the default
         plans.append(est.info["plan"])
     assert len(seen) == 2 and all(
         isinstance(a, (int, float)) or a is None for args in seen for a in args
@@ -196,4 +196,4 @@ def test_auto_plan_reads_only_public_numbers(monkeypatch: pytest.MonkeyPatch) ->
     # below n*eps = 1500 a histogram (as the former rule), from it the 8-ary tree
     assert cdf.auto_plan_v2(1000, 1.0, 1e-6).method == cdf.auto_plan(1000, 1.0, 1e-6).method
     assert cdf.auto_plan_v2(10_000, 1.0, 1e-6).method == "tree"
-    assert cdf.auto_plan(10_000, 1.0, 1e-6).method == "pp"  # the former rule, unchanged
+    assert cdf.auto_plan(10_000, 1.0, 1e-6).method == "pp"  # the former rule (auto_v1)
