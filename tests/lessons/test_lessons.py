@@ -151,3 +151,22 @@ def test_unknown_topic_falls_back_with_a_notice() -> None:
 def test_placeholders_fail_loudly() -> None:
     with pytest.raises(KeyError):
         lessons.fill("δ = {{no_such_value}}", {}, "test")
+
+
+# The lab's views move with the page size (at size=large the density plot sits under the card,
+# beside the tour panel), so a tour step names a view by its heading, never by where it sits.
+# (A point far to the left on an axis is not a place on the page.)
+PLACE_WORDS = {
+    "en": re.compile(r"\b(card|plot|curve|table|panel|slider)\*?\*? (on|to) the (left|right)\b"
+                     r"|\bscroll (down|up)\b", re.I),
+    "ko": re.compile(r"(왼쪽|오른쪽)(의|에 있는)?\s*(\*\*)?(인증|밀도|카드|그림|곡선|표|조절기)"
+                     r"|아래로 내려|위로 올라"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_tour_steps_name_views_by_heading_not_position(lang: str) -> None:
+    raw = lessons.read_source("tour", lang)
+    placed = [(s["id"], m.group(0)) for s in raw["step"] for field in ("body", "predict")
+              for m in PLACE_WORDS[lang].finditer(s.get(field, ""))]
+    assert placed == []
