@@ -290,6 +290,11 @@ class CDFControls:
         try:
             self.w_degree.disabled = not info.available
             self.w_auto.disabled = not info.available
+            # the slider's own label says when the shown release has no degree (the reason is
+            # in the note right under it, views.degree_side_html)
+            label = self.tr("cdf.ctl.degree" if info.available else "cdf.ctl.degree_na")
+            if self.w_degree.name != label:
+                self.w_degree.name = label
             if info.available:
                 if self.w_degree.end != info.k_max:
                     self.w_degree.end = max(1, info.k_max)

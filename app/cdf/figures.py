@@ -239,11 +239,10 @@ class CDFFigures:
         self.metrics.object = metrics_html(s, self.lang) if not rows else ""
         self.compare.object = views.compare_html(s, rows, self.lang) if rows else ""
         self.w_all.visible = not rows
-        # auto chose the histogram: say why and offer the PP view of the same budget
-        plan = s.auto_plan()
-        hist = plan is not None and plan.method == "hq"
-        self.auto_box.object = (views.degree_status_html(s, info, self.lang) if hist else "")
-        self.w_pp_view.visible = hist
+        # auto: say what it chose (tree or histogram) and why, and offer the PP view
+        auto = s.method == "auto"
+        self.auto_box.object = views.auto_choice_html(s, self.lang) if auto else ""
+        self.w_pp_view.visible = auto and not info.available
 
     def _refresh_degree(self, info: Any) -> None:
         s = self.state

@@ -82,11 +82,68 @@ class LedgerView:
 @dataclass(frozen=True)
 class DegreeInfo:
     available: bool
-    reason: str  # "" or why there is no degree ("method", "histogram", "no_data")
+    reason: str  # "" or why there is no degree ("method", "histogram", "tree", "no_data")
     k_max: int
     auto_k: int
     in_use: int
     capped: bool  # the requested degree was above k_max
+
+
+@dataclass(frozen=True)
+class ReleaseShape:
+    """What one release is made of, read from its public record (``est.info``, ``est.release``):
+    nothing here comes from the data (clip and off-lattice counts are not in it)."""
+
+    kind: str  # "tree", "hq", "pp", "mp" or "aq": what was actually released
+    plan: str  # "" or, for the automatic method, what it chose: "tree" or "hq"
+    released: int  # numbers released
+    mechanism: str
+    noise_scale: float  # per released number: Gaussian sigma or Laplace scale b (CDF units)
+    noise_sd: float  # standard deviation of that noise (sigma, or b * sqrt(2))
+    bins: int = 0  # histogram
+    branching: int = 0  # tree
+    depth: int = 0
+    leaves: int = 0
+    k_max: int = 0  # PP / MP: highest released degree
+    degree: int | None = None  # PP: degree in use
+    atoms: tuple[str, ...] = ()  # MP: the chosen atoms
+    dictionary: int = 0  # MP: atoms in the dictionary
+    quantiles: int = 0  # AQ
+    granularity: float | None = None  # the public lattice step h, if any
+    lattice_size: int = 0  # values on the lattice
+    group: int = 1  # tree on a lattice: consecutive values per leaf
+
+
+def release_shape(est: CDFEstimate, plan_method: str = "") -> ReleaseShape:
+    """The public structure of ``est`` (see :class:`ReleaseShape`)."""
+    rel, info = est.release, est.info
+    kind = est.method if est.method in ("pp", "mp", "hq", "aq", "tree") else (
+        plan_method or ("pp" if est.degree is not None else "hq"))
+    if "branching" in info:
+        kind = "tree"
+    elif "bins" in info and kind not in ("pp", "mp"):
+        kind = "hq"
+    scale = float(rel.noise_scale)
+    sd = scale * float(np.sqrt(2.0)) if rel.mechanism.startswith("laplace") else scale
+    if kind == "tree" and "node_sd" in rel.extra:
+        sd = float(rel.extra["node_sd"])
+    h = info.get("granularity")
+    size = 0
+    if h is not None:
+        lo, hi = rel.bounds
+        size = int(round((hi - lo) / float(h))) + 1
+    chosen = info.get("chosen") or ()
+    k_max = int(rel.extra.get("k_max", rel.values.size - 1)) if kind in ("pp", "mp") else 0
+    return ReleaseShape(
+        kind=kind, plan=plan_method, released=int(rel.values.size), mechanism=rel.mechanism,
+        noise_scale=scale, noise_sd=sd, bins=int(info.get("bins", 0) or 0),
+        branching=int(info.get("branching", 0) or 0), depth=int(info.get("depth", 0) or 0),
+        leaves=int(info.get("leaves", 0) or 0), k_max=k_max, degree=est.degree,
+        atoms=tuple(str(a) for a in chosen),
+        dictionary=int(rel.extra.get("dictionary_size", 0) or 0),
+        quantiles=int(info.get("quantiles", 0) or 0),
+        granularity=None if h is None else float(h), lattice_size=size,
+        group=int(info.get("group", 1) or 1))
 
 
 @dataclass(frozen=True)

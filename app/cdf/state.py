@@ -57,7 +57,9 @@ from app.cdf.records import (
     LedgerView,
     Message,
     MethodRow,
+    ReleaseShape,
     compose_entries,
+    release_shape,
     step_of,
 )
 from app.cdf.stream import CDFStream, Stream
@@ -281,6 +283,20 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
             return None
         return self.release("auto").info.get("plan")
 
+    def shape_of(self, est: CDFEstimate) -> ReleaseShape:
+        """What ``est`` released (tree, histogram, PP, MP, AQ) from its public record."""
+        plan = est.info.get("plan")
+        return release_shape(est, plan.method if plan is not None else "")
+
+    def release_shape(self) -> ReleaseShape | None:
+        """The shown release's structure (None for "all methods" or without data)."""
+        if self.method == "all":
+            return None
+        try:
+            return self.shape_of(self.current())
+        except DataUnavailable:
+            return None
+
     # ---- degree -------------------------------------------------------------------------------
     def _degree_release(self) -> CDFEstimate | None:
         if self.method in ("pp", "all"):
@@ -296,7 +312,10 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
         except DataUnavailable:
             return DegreeInfo(False, "no_data", 0, 0, 0, False)
         if est is None:
-            reason = "histogram" if self.method == "auto" else "method"
+            reason = "method"
+            if self.method == "auto":
+                plan = self.auto_plan()
+                reason = "tree" if plan is not None and plan.method == "tree" else "histogram"
             return DegreeInfo(False, reason, 0, 0, 0, False)
         k_max = int(est.release.values.size - 1)
         auto_k = int(est.degree or 0)

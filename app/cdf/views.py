@@ -15,11 +15,18 @@ import math
 from typing import Any
 
 from app.cdf.inputs import METHODS, UPLOAD
-from app.cdf.records import DataUnavailable, DegreeInfo, Message, MethodRow, StreamStep
+from app.cdf.records import (
+    DataUnavailable,
+    DegreeInfo,
+    Message,
+    MethodRow,
+    ReleaseShape,
+    StreamStep,
+)
 from app.cdf.state import CDFState, DegreeErrors
 from app.shell import assets
 from app.shell.i18n import catalogue, t
-from dpcore.cdf import Release
+from dpcore.cdf import HISTOGRAM_EPS_N, TREE_DEPTH_FROM, Release
 
 CSS = assets.text("dplab-cdf.css")
 
@@ -181,6 +188,9 @@ def privacy_html(state: CDFState, lang: str) -> str:
             f"{e(tp('cdf.privacy.released', int(rel.values.size), lang))}; "
             f"{e(t('cdf.privacy.sensitivity', lang, norm=rel.norm, value=g(rel.sensitivity, 6)))}"
             f"{e(mu)}</dd>")
+        shape = state.shape_of(state.current())
+        rows.append(f"<dt>{e(t('cdf.privacy.structure', lang))}</dt>"
+                    f'<dd class="dp-cdf-structure">{e(shape_text(shape, lang))}</dd>')
     rows.append(_total_row(state, lang))
     if state.teacher:
         clip = (f'<div class="dp-cdf-teacher-box dp-cdf-clip" role="note">'
@@ -259,6 +269,10 @@ def compare_html(state: CDFState, rows: list[MethodRow], lang: str) -> str:
     for r in rows:
         rel = r.est.release
         deg = f" (K = {r.est.degree})" if r.est.degree is not None else ""
+        if r.method == "auto":
+            sh = state.shape_of(r.est)
+            deg = " " + (t("cdf.compare.auto_tree", lang, leaves=n_text(sh.leaves, lang))
+                         if sh.kind == "tree" else t("cdf.compare.auto_hq", lang, bins=sh.bins))
         # the PP row carries the page's fixed classes (its degree slider is live here)
         ks, w1, en = (("dp-cdf-ks", "dp-cdf-w1", "dp-cdf-energy") if r.method == "pp"
                       else ("", "", ""))
@@ -281,27 +295,118 @@ def compare_html(state: CDFState, rows: list[MethodRow], lang: str) -> str:
     <p class="dp-muted">{e(t("cdf.compare.note", lang))}</p>"""
 
 
+def _atoms_text(atoms: tuple[str, ...]) -> str:
+    """MP's chosen atoms, grouped by family: ('legendre[0]', 'legendre[1]', 'bspline32[12]')
+    -> 'legendre 0–1, bspline32 12'."""
+    fams: dict[str, list[int]] = {}
+    other: list[str] = []
+    for a in atoms:
+        name, _, rest = a.partition("[")
+        if rest.endswith("]") and rest[:-1].isdigit():
+            fams.setdefault(name, []).append(int(rest[:-1]))
+        else:
+            other.append(a)
+    parts = []
+    for name, idx in fams.items():
+        idx = sorted(set(idx))
+        runs: list[str] = []
+        start = prev = idx[0]
+        for i in [*idx[1:], None]:
+            if i is not None and i == prev + 1:
+                prev = i
+                continue
+            runs.append(str(start) if start == prev else f"{start}–{prev}")
+            if i is not None:
+                start = prev = i
+        parts.append(f"{name} {', '.join(runs)}")
+    return "; ".join([*parts, *other])
+
+
+def shape_text(shape: ReleaseShape, lang: str) -> str:
+    """One line on what a release is made of (public: from its record, never the data)."""
+    if shape.kind == "tree":
+        text = t("cdf.shape.tree", lang, b=shape.branching, depth=shape.depth,
+                 leaves=n_text(shape.leaves, lang), sd=g(shape.noise_sd, 3))
+    elif shape.kind == "hq":
+        text = t("cdf.shape.hq", lang, bins=shape.bins, scale=g(shape.noise_scale, 3))
+    elif shape.kind == "pp":
+        text = t("cdf.shape.pp", lang, kmax=shape.k_max, k=shape.degree,
+                 sd=g(shape.noise_scale, 3))
+    elif shape.kind == "mp":
+        text = t("cdf.shape.mp", lang, count=len(shape.atoms), dict=shape.dictionary,
+                 kmax=shape.k_max, atoms=_atoms_text(shape.atoms))
+    else:
+        text = t("cdf.shape.aq", lang, q=shape.quantiles)
+    if shape.granularity is not None:
+        text += "; " + t("cdf.shape.lattice", lang, h=g(shape.granularity, 6),
+                         size=n_text(shape.lattice_size, lang), group=shape.group)
+    return text
+
+
+def auto_choice_html(state: CDFState, lang: str) -> str:
+    """What the automatic method chose and why, from public numbers only ('' unless auto)."""
+    if state.method != "auto":
+        return ""
+    try:
+        shape = state.shape_of(state.release("auto"))
+    except DataUnavailable:
+        return ""
+    neps_v = state.data_n() * state.eps
+    neps = n_text(int(neps_v), lang) if neps_v == int(neps_v) else g(neps_v, 6)
+    threshold = n_text(int(HISTOGRAM_EPS_N), lang)
+    mech = _mechanism_name(shape.mechanism, lang)
+    nodes = n_text(shape.released, lang)
+    if shape.kind == "tree" and shape.granularity is not None:
+        what = t("cdf.auto.lattice", lang, h=g(shape.granularity, 6),
+                 size=n_text(shape.lattice_size, lang), b=shape.branching, depth=shape.depth,
+                 group=shape.group, nodes=nodes, mech=mech, sd=g(shape.noise_sd, 3))
+        cls = "dp-cdf-auto-lattice"
+    elif shape.kind == "tree":
+        bands = ", ".join(t("cdf.auto.band", lang, start=n_text(int(a), lang), depth=d)
+                          for a, d in TREE_DEPTH_FROM)
+        what = t("cdf.auto.tree", lang, neps=neps, threshold=threshold, b=shape.branching,
+                 depth=shape.depth, leaves=n_text(shape.leaves, lang), nodes=nodes, mech=mech,
+                 sd=g(shape.noise_sd, 3), bands=bands)
+        cls = "dp-cdf-auto-tree"
+    else:
+        what = t("cdf.auto.hist", lang, neps=neps, threshold=threshold, bins=shape.bins,
+                 scale=g(shape.noise_scale, 3), sd=g(shape.noise_sd, 3))
+        cls = "dp-cdf-auto-hist"
+    return (f'<div class="dp-cdf-box dp-cdf-auto-choice {cls}" role="note">'
+            f"<strong>{e(t('cdf.auto.title', lang))}:</strong> {e(what)} "
+            f"{e(t('cdf.auto.public', lang))} {e(t('cdf.auto.no_degree', lang))}</div>")
+
+
+def _mechanism_name(mechanism: str, lang: str) -> str:
+    return t(f"cdf.mech.{mechanism}", lang)
+
+
 def degree_status_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
     """Why there is no degree to choose ('' when the slider is live)."""
     if info.available or info.reason == "no_data":
         return ""
-    if info.reason == "histogram":
-        plan = state.auto_plan()
-        n = state.data_n()
-        bins = plan.k_max if plan is not None else 0
-        text = t("cdf.degree.histogram", lang, neps=g(n * state.eps, 6), bins=bins)
-        return f'<div class="dp-cdf-box dp-cdf-auto-hist" role="note">{e(text)}</div>'
-    text = t("cdf.degree.no_degree", lang, method=method_name(state.method, lang))
+    if info.reason in ("histogram", "tree"):
+        what = t(f"cdf.kind.{'tree' if info.reason == 'tree' else 'hq'}", lang)
+        text = t("cdf.degree.no_degree_auto", lang, what=what)
+    else:
+        text = t("cdf.degree.no_degree", lang, method=method_name(state.method, lang))
     return f'<p class="dp-muted dp-cdf-no-degree">{e(text)}</p>'
 
 
 def degree_side_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
-    """Next to the slider: the degree in use (class dp-cdf-degree) and how it was chosen."""
+    """Next to the slider: the degree in use (class dp-cdf-degree) and how it was chosen, or,
+    when the shown release has no degree, why the slider is not available (dp-cdf-degree-na)."""
     if info.reason == "no_data":
         return ""
     if not info.available:
-        key = "cdf.degree.side_hist" if info.reason == "histogram" else "cdf.degree.side_none"
-        return f'<p class="dp-muted dp-cdf-small">{e(t(key, lang))}</p>'
+        if info.reason == "histogram":
+            text = t("cdf.degree.side_hist", lang)
+        elif info.reason == "tree":
+            text = t("cdf.degree.side_tree", lang)
+        else:
+            text = t("cdf.degree.side_none", lang, method=method_name(state.method, lang))
+        return (f'<p class="dp-warn dp-cdf-small dp-cdf-degree-na" role="note">'
+                f'<span aria-hidden="true">⚠</span> {e(text)}</p>')
     if state.auto_degree:
         how = t("cdf.degree.auto_on", lang, k=info.auto_k, kmax=info.k_max)
     else:

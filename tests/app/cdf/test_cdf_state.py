@@ -16,7 +16,7 @@ from app.cdf import views
 from app.cdf.inputs import METHODS
 from app.cdf.page import CDFState, metrics_html, privacy_html, table_html
 from app.cdf.state import RefGrid, ecdf_sorted, integral_sq_ecdf
-from app.shell.i18n import LANGUAGES
+from app.shell.i18n import LANGUAGES, t
 from app.shell.numbers import fmt_input as fmt_url
 from dpcore import accounting, gaussian
 from dpcore.cdf import estimate, legendre
@@ -128,8 +128,11 @@ def test_real_data_auto_histogram_explains_and_pp_view_is_a_new_release() -> Non
     assert plan is not None and plan.method == "hq"
     info = s.degree_info()
     assert not info.available and info.reason == "histogram"
-    text = views.degree_status_html(s, info, "en")
+    text = views.auto_choice_html(s, "en")
     assert "944" in text and "1,500" in text and f"{plan.k_max} bars" in text
+    b = s.current().release.noise_scale
+    assert f"b = {views.g(b, 3)}" in text and "dp-cdf-auto-hist" in text
+    assert "Not available" in views.degree_side_html(s, info, "en")
     assert s.ledger().releases == 1 and s.ledger().total.delta == 0.0
     s.set_input("method", "pp")
     assert s.degree_info().available
@@ -138,6 +141,46 @@ def test_real_data_auto_histogram_explains_and_pp_view_is_a_new_release() -> Non
     real = load_real("anes96_age")
     ref = _est(np.asarray(real.values), "pp", bounds=real.bounds)
     np.testing.assert_array_equal(s.current().grid_f, ref.grid_f)
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_auto_tree_says_what_it_released_and_the_slider_is_not_available(lang: str) -> None:
+    s = CDFState(method="auto")  # bimodal, n = 10,000, eps = 1: n eps = 10^4 -> depth 3
+    est = s.current()
+    plan = s.auto_plan()
+    assert plan is not None and plan.method == "tree"
+    assert est.release.values.size == 8 + 64 + 512
+    np.testing.assert_array_equal(est.grid_f, _est(_x(), "auto").grid_f)  # dpcore's release
+    info = s.degree_info()
+    assert not info.available and info.reason == "tree"
+    text = views.auto_choice_html(s, lang)
+    sd = views.g(float(est.release.extra["node_sd"]), 3)
+    assert "dp-cdf-auto-tree" in text and sd in text and "584" in text and "512" in text
+    assert "10,000" in text and "1,500" in text
+    shape = s.release_shape()
+    assert shape is not None and (shape.branching, shape.depth, shape.leaves) == (8, 3, 512)
+    card = privacy_html(s, lang)
+    assert views.shape_text(shape, lang) in card
+    side = views.degree_side_html(s, info, lang)
+    assert "dp-cdf-degree-na" in side and t("cdf.degree.side_tree", lang) in side
+    # moving the (disabled) degree does nothing to the release or the ledger
+    s.set_input("degree", 5)
+    assert s.current() is est and s.ledger().releases == 1
+
+
+def test_release_shape_of_every_method_is_public_structure() -> None:
+    s = CDFState(n=2000)
+    pp_shape = s.shape_of(s.release("pp"))
+    assert pp_shape.kind == "pp" and pp_shape.k_max == 64 and pp_shape.degree is not None
+    mp_est = s.release("mp")
+    mp_shape = s.shape_of(mp_est)
+    assert mp_shape.kind == "mp" and mp_shape.atoms == tuple(mp_est.info["chosen"])
+    assert views.shape_text(mp_shape, "en").startswith(f"{len(mp_shape.atoms)} of the")
+    assert views._atoms_text(("legendre[0]", "legendre[1]", "legendre[2]", "bspline8[3]",
+                              "bspline8[5]")) == "legendre 0–2; bspline8 3, 5"
+    hq_shape = s.shape_of(s.release("hq"))
+    assert hq_shape.kind == "hq" and hq_shape.bins == 32
+    assert s.shape_of(s.release("aq")).quantiles == 31
 
 
 def test_all_methods_each_its_own_release_numbers_equal_dpcore() -> None:
