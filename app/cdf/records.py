@@ -131,7 +131,7 @@ def release_shape(est: CDFEstimate, plan_method: str = "") -> ReleaseShape:
     size = 0
     if h is not None:
         lo, hi = rel.bounds
-        size = int(round((hi - lo) / float(h))) + 1
+        size = round((hi - lo) / float(h)) + 1
     chosen = info.get("chosen") or ()
     k_max = int(rel.extra.get("k_max", rel.values.size - 1)) if kind in ("pp", "mp") else 0
     return ReleaseShape(
