@@ -220,7 +220,61 @@
     }
   });
 
+  /* ---- wide display formulas: say that they scroll, and let the keyboard scroll them ------ */
+  function markWideFormulas() {
+    var article = document.querySelector(".dp-lesson");
+    var hint = article ? article.dataset.scrollHint : "";
+    document.querySelectorAll(".dp-math.dp-display").forEach(function (el) {
+      var wide = el.scrollWidth > el.clientWidth + 1;
+      var note = el.nextElementSibling;
+      var has = note && note.classList.contains("dp-scroll-hint");
+      el.classList.toggle("dp-scrolls", wide);
+      if (wide) { el.setAttribute("tabindex", "0"); } else { el.removeAttribute("tabindex"); }
+      if (wide && !has && hint) {
+        note = document.createElement("p");
+        note.className = "dp-scroll-hint";
+        note.setAttribute("aria-hidden", "true"); /* the formula itself is read in full */
+        note.textContent = hint;
+        el.insertAdjacentElement("afterend", note);
+      } else if (!wide && has) { note.remove(); }
+    });
+  }
+
+  /* ---- glossary on a phone: the tooltip opens next to its word, inside the screen ---------- */
+  var phone = window.matchMedia("(max-width: 600px)");
+  function placeTip(term) {
+    var tip = term.querySelector(".dp-tip");
+    if (!tip) { return; }
+    if (!phone.matches) { tip.style.top = ""; tip.style.bottom = ""; return; }
+    var r = term.getBoundingClientRect(), h = tip.offsetHeight, vh = window.innerHeight;
+    tip.style.visibility = r.bottom < 0 || r.top > vh ? "hidden" : ""; /* its word scrolled away */
+    var below = r.bottom + 6, above = r.top - h - 6;
+    var top = below + h <= vh - 8 || above < 8 ? Math.min(below, vh - h - 8) : above;
+    tip.style.top = Math.max(8, top) + "px";
+    tip.style.bottom = "auto";
+  }
+  function openTerm() {
+    var t = document.activeElement;
+    return t && t.classList && t.classList.contains("dp-term") ? t : null;
+  }
+  document.addEventListener("focusin", function (ev) {
+    if (ev.target.classList && ev.target.classList.contains("dp-term")) { placeTip(ev.target); }
+  });
+  document.addEventListener("mouseover", function (ev) {
+    var t = ev.target.closest ? ev.target.closest(".dp-term") : null;
+    if (t) { placeTip(t); }
+  });
+  window.addEventListener("scroll", function () {
+    var t = openTerm();
+    if (t) { placeTip(t); }
+  }, { passive: true });
+
   typeset(document);
+  markWideFormulas();
+  /* KaTeX's fonts arrive after the first layout and widen the formulas */
+  if (document.fonts && document.fonts.ready) { document.fonts.ready.then(markWideFormulas); }
+  window.addEventListener("load", markWideFormulas);
+  window.addEventListener("resize", markWideFormulas);
   document.querySelectorAll(".dp-exercise").forEach(initExercise);
   document.querySelectorAll(".dp-quiz").forEach(initQuiz);
   initCounts();

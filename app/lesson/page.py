@@ -194,7 +194,8 @@ def lesson_html(lesson: lessons.Lesson, lang: str, kept: Mapping[str, str],
         [f"lang={lang}", *(f"{k}={v}" for k, v in kept.items())]
         + ([f"topic={other}"] if other != "gaussian" else []))
     return f"""
-<article class="dp-lesson" data-lesson="{lesson.id}">
+<article class="dp-lesson" data-lesson="{lesson.id}"
+  data-scroll-hint="{html.escape(tr("lesson.formula_scrolls"))}">
   <h1>{r.inline(lesson.title)}</h1>
   <div class="dp-lead">{r.block(lesson.lead)}</div>
   {teach.tools_html(lesson, lang, kept, teacher)}

@@ -346,6 +346,61 @@ def test_korean_words_are_not_broken_at_390px(page: Any, server: Server) -> None
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
+def test_wide_formulas_on_a_phone_say_they_scroll(page: Any, server: Server, lang: str) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server.url}/lesson?lang={lang}")
+    expect(page.locator(".dp-math.dp-display.dp-scrolls").first).to_be_attached()
+    report = page.evaluate("""() => [...document.querySelectorAll('.dp-math.dp-display')]
+      .map(el => ({wide: el.scrollWidth > el.clientWidth + 1,
+                   marked: el.classList.contains('dp-scrolls'),
+                   focusable: el.tabIndex === 0,
+                   hint: (el.nextElementSibling && el.nextElementSibling.classList
+                          .contains('dp-scroll-hint'))
+                         ? el.nextElementSibling.textContent : null}))""")
+    wide = [r for r in report if r["wide"]]
+    assert len(wide) >= 3  # the lesson has formulas wider than 390 px
+    assert all(r["marked"] and r["focusable"] and r["hint"] == t("lesson.formula_scrolls", lang)
+               for r in wide)
+    assert not any(r["marked"] or r["hint"] for r in report if not r["wide"])
+    # on a wide screen the same formulas fit and carry no hint
+    page.set_viewport_size({"width": 1366, "height": 768})
+    expect(page.locator(".dp-scroll-hint")).to_have_count(0)
+
+
+def test_glossary_tip_on_a_phone_opens_next_to_its_word(page: Any, server: Server) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server.url}/lesson?lang=ko")
+    expect(page.locator(".katex").first).to_be_attached()
+    terms = page.locator(".dp-term")
+    for k in (2, 5, 12):
+        term = terms.nth(k)
+        term.scroll_into_view_if_needed()
+        term.focus()
+        tip = term.locator(".dp-tip")
+        expect(tip).to_be_visible()
+        word, box = term.bounding_box(), tip.bounding_box()
+        assert word is not None and box is not None
+        gap = box["y"] - (word["y"] + word["height"]) if box["y"] >= word["y"] else \
+            word["y"] - (box["y"] + box["height"])
+        assert 0 <= gap <= 12, (k, word, box)  # just under (or over) the word, not far away
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844
+
+
+def test_quiz_question_of_two_lines_stays_inside_its_box(page: Any, server: Server) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server.url}/lesson?lang=ko")
+    expect(page.locator(".katex").first).to_be_attached()
+    rows = page.evaluate("""() => [...document.querySelectorAll('.dp-quiz-question')].map(q => {
+      const l = q.querySelector('legend').getBoundingClientRect();
+      const b = q.getBoundingClientRect();
+      return [l.height, l.top - b.top];
+    })""")
+    two_line = [r for r in rows if r[0] > 40]
+    assert two_line, rows  # the phone width makes some questions wrap
+    assert all(top > 0 for _, top in rows), rows  # legend below the box's top border
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
 def test_not_found_page_in_the_readers_language(page: Any, server: Server, lang: str) -> None:
     resp = page.goto(f"{server.url}/nonexistent?lang={lang}&theme=dark")
     assert resp is not None and resp.status == 404
