@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "upload_lo",
-            "upload_hi", "stream_parts")
+            "upload_hi", "stream_parts", "lattice_h")
 
 
 class CDFControls:
@@ -80,6 +80,12 @@ class CDFControls:
                                css_classes=["dp-cdf-degree-slider"], **wide)
         self.w_teacher = pn.widgets.Checkbox(name=self.tr("cdf.ctl.teacher"), value=s.teacher,
                                              css_classes=["dp-cdf-teacher"])
+        # public value spacing (real data and uploads)
+        self.w_lattice = pn.widgets.Checkbox(name=self.tr("cdf.ctl.lattice"), value=s.lattice,
+                                             css_classes=["dp-cdf-lattice"])
+        self.w_h = ImmediateText(name=self.tr("cdf.ctl.lattice_h"), value=fmt_input(s.lattice_h),
+                                 css_classes=["dp-cdf-lattice-h"], **wide)
+        self.lattice_note = text_pane("", margin=(0, 10), css_classes=["dp-cdf-lattice-pane"])
         self.w_pp_view = pn.widgets.Button(name=self.tr("cdf.ctl.pp_view"), button_type="primary",
                                            css_classes=["dp-cdf-pp-view"], visible=False)
         self.w_all = pn.widgets.Button(name=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"])
@@ -146,6 +152,8 @@ class CDFControls:
         watch(self.w_unit, "upload_unit")
         watch(self.w_stream_mode, "stream_mode")
         watch(self.w_teacher, "teacher")
+        watch(self.w_lattice, "lattice")
+        watch(self.w_h, "lattice_h")
         self.w_eps_slider.param.watch(lambda ev: self._input("eps", round(ev.new, 4)),
                                       "value_throttled")
         self.w_auto.param.watch(lambda ev: self._input("auto_degree", ev.new), "value")
@@ -178,7 +186,8 @@ class CDFControls:
             return
         control = {"upload_column": "upload", "upload_unit": "upload",
                    "stream_steps": "stream_parts", "stream_mode": "stream_parts",
-                   "auto_degree": "method", "teacher": "method"}.get(name, name)
+                   "auto_degree": "method", "teacher": "method",
+                   "lattice": "lattice_h"}.get(name, name)
         try:
             problem = self.state.set_input(name, value)
         except Exception:
@@ -247,13 +256,18 @@ class CDFControls:
             for w, v, c in ((self.w_n, n_shown, "n"), (self.w_eps, fmt_input(s.eps), "eps"),
                             (self.w_delta, fmt_input(s.delta), "delta"),
                             (self.w_seed, str(s.noise_seed), "noise_seed"),
-                            (self.w_parts, str(s.stream_parts), "stream_parts")):
+                            (self.w_parts, str(s.stream_parts), "stream_parts"),
+                            (self.w_h, fmt_input(s.lattice_h), "lattice_h")):
                 if c not in self._errors and w.value != v:
                     w.value = v
             self.w_eps_slider.value = min(max(s.eps, 0.05), 10.0)
             self.w_method.value = s.method
             self.w_auto.value = s.auto_degree
             self.w_teacher.value = s.teacher
+            self.w_lattice.value = s.lattice
+            self.w_lattice.visible = not s.is_synthetic
+            self.w_h.visible = not s.is_synthetic
+            self.w_h.disabled = not s.lattice
             self.w_stream_mode.value = s.stream_mode
             self.w_n.disabled = not s.is_synthetic
             self.w_new_data.disabled = not s.is_synthetic
@@ -295,6 +309,8 @@ class CDFControls:
             label = self.tr("cdf.ctl.degree" if info.available else "cdf.ctl.degree_na")
             if self.w_degree.name != label:
                 self.w_degree.name = label
+            # no number next to a slider that does nothing (it would read as a degree in use)
+            self.w_degree.show_value = info.available
             if info.available:
                 if self.w_degree.end != info.k_max:
                     self.w_degree.end = max(1, info.k_max)
@@ -320,6 +336,8 @@ class CDFControls:
             self.w_upload, self.upload_status,
             self.w_column, self.w_lo, self.err["upload_lo"], self.w_hi, self.err["upload_hi"],
             self.w_range, self.range_note, self.w_unit, self.w_forget, self.err["upload"],
+            h("cdf.side.lattice"),
+            self.w_lattice, self.w_h, self.err["lattice_h"], self.lattice_note,
             h("cdf.side.release"),
             self.w_method, self.err["method"],
             self.w_eps, self.err["eps"], self.w_eps_slider,

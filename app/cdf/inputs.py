@@ -18,6 +18,7 @@ from app.cdf.records import (
 )
 from app.shell.numbers import fmt_input
 from dpcore.cdf.datasets import REAL, SYNTHETIC
+from dpcore.cdf.lattice import LATTICE_LIMIT, check_granularity
 from dpcore.errors import DPError
 
 if TYPE_CHECKING:
@@ -95,6 +96,21 @@ def _parse_int(raw: object) -> int | None:
     return int(x)
 
 
+def lattice_message(bounds: tuple[float, float], h: float) -> Message | None:
+    """Why the value spacing ``h`` cannot be used on ``bounds`` (dpcore's check), or None."""
+    lo, hi = bounds
+    try:
+        check_granularity(bounds, h)
+    except DPError as exc:
+        if exc.key == "out_of_range.whole":
+            return ("cdf.gran.err.divide", {"h": fmt_input(h), "lo": fmt_input(lo),
+                                            "hi": fmt_input(hi), "ratio": f"{(hi - lo) / h:.6g}"})
+        if exc.key == "out_of_range.interval":
+            return ("cdf.gran.err.too_fine", {"h": fmt_input(h), "max": f"{LATTICE_LIMIT:,}"})
+        return ("cdf.gran.err.positive", {"value": fmt_input(h)})
+    return None
+
+
 class CDFInputs:
     """Input checking and the address of :class:`app.cdf.state.CDFState` (a mixin)."""
 
@@ -112,8 +128,12 @@ class CDFInputs:
         _upload: cdf_upload.UploadTable | None
         upload_lo: float | None
         upload_hi: float | None
+        lattice: bool
+        lattice_h: float
 
         def data_n(self) -> int: ...
+        def data_bounds(self) -> tuple[float, float] | None: ...
+        def granularity(self) -> float | None: ...
         @property
         def is_synthetic(self) -> bool: ...
 
@@ -151,7 +171,23 @@ class CDFInputs:
                 return ("cdf.err.degree", {"value": str(raw)[:40], "max": DEGREE_MAX})
             self.param.update(degree=k, auto_degree=False)
             return None
-        if name in ("teacher", "auto_degree"):
+        if name == "lattice_h":
+            text = "" if raw is None else str(raw).strip()
+            if text == "":
+                return ("cdf.err.empty", {"name": name})
+            x = _parse_float(raw)
+            if x is None:
+                return ("cdf.gran.err.number", {"value": text[:40]})
+            if not 0 < x <= 1e15:
+                return ("cdf.gran.err.positive", {"value": text[:40]})
+            bounds = self.data_bounds()
+            if bounds is not None and not self.is_synthetic:
+                problem = lattice_message(bounds, x)
+                if problem is not None:
+                    return problem
+            self.lattice_h = x
+            return None
+        if name in ("teacher", "auto_degree", "lattice"):
             s = str(raw).strip().lower()
             if s in ("1", "true", "yes", "on"):
                 setattr(self, name, True)
@@ -253,6 +289,8 @@ class CDFInputs:
             "stream": self.stream_mode,
             "parts": str(self.stream_parts),
             "batches": str(self.stream_steps),
+            # only a spacing in use (a ticked one that does not fit these bounds is not)
+            "gran": "" if (g := self.granularity()) is None else fmt_input(g),
         }
 
     def apply_url(self, args: Mapping[str, str]) -> list[Message]:
@@ -274,4 +312,10 @@ class CDFInputs:
                     continue
                 if self.set_input(attr, raw) is not None:
                     notices.append(("cdf.url.bad", {"name": url_name, "value": str(raw)[:40]}))
+            raw = args.get("gran", "")
+            if raw:  # the public value spacing: checked against the data's bounds
+                if self.set_input("lattice_h", raw) is None:
+                    self.lattice = True
+                else:
+                    notices.append(("cdf.url.bad", {"name": "gran", "value": str(raw)[:40]}))
         return notices

@@ -7,8 +7,9 @@ builds the widgets and Bokeh figures of one session and keeps them in step with 
 
 URL (fixed names, both ways): data, n, eps, delta, method (auto|pp|mp|hq|aq|all), degree (an
 integer or auto), seed (noise); lang, size, theme are the template's; extra names dseed (class
-data), teacher (0/1), stream (batches|sites), parts, batches.  An uploaded file is never in the
-address (it lives in this session only).
+data), teacher (0/1), stream (batches|sites), parts, batches, gran (the public value spacing h
+in use, real data and uploads).  An uploaded file is never in the address (it lives in this
+session only).
 
 Stable CSS classes: dp-cdf-eps, dp-cdf-delta, dp-cdf-total-eps, dp-cdf-total-delta,
 dp-cdf-degree, dp-cdf-ks, dp-cdf-degree-slider (keyboard arrows move it), dp-cdf-auto,
@@ -123,6 +124,7 @@ class CDFPage(CDFControls, CDFFigures):
         if not light:
             self._sync_widgets()
             self.data_note.object = views.data_note_html(s, self.lang)
+            self.lattice_note.object = views.lattice_note_html(s, self.lang)
             self._refresh_upload()
         info = self._sync_degree()
         try:

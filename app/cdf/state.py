@@ -46,6 +46,7 @@ from app.cdf.inputs import (
     TABLE_PROBS,
     UPLOAD,
     CDFInputs,
+    lattice_message,
 )
 from app.cdf.records import (
     DataUnavailable,
@@ -128,6 +129,11 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
                                 doc="PP: use the automatic degree (and shrinkage) of the release.")
     degree = param.Integer(default=10, bounds=(0, DEGREE_MAX),
                            doc="PP: degree used when auto_degree is off (post-processing).")
+    lattice = param.Boolean(default=False,
+                            doc="Public fact: the values are multiples of lattice_h from the "
+                                "lower bound (real data and uploads; synthetic data ignore it).")
+    lattice_h = param.Number(default=1.0, bounds=(0.0, 1e15), inclusive_bounds=(False, True),
+                             doc="The public value spacing h (1: whole numbers).")
     teacher = param.Boolean(default=False,
                             doc="Teacher view: also show exact clip counts (NOT private).")
     upload_column = param.String(default="", doc="Column of the uploaded file that is used.")
@@ -238,6 +244,26 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
         except DataUnavailable:
             return ""
 
+    def data_bounds(self) -> tuple[float, float] | None:
+        """Public bounds of the current data (None while an upload is not ready)."""
+        try:
+            return self.data().bounds
+        except DataUnavailable:
+            return None
+
+    def lattice_problem(self) -> Message | None:
+        """Why the ticked value spacing is not used on the current data (None: used or off)."""
+        if not self.lattice or self.is_synthetic:
+            return None
+        bounds = self.data_bounds()
+        return None if bounds is None else lattice_message(bounds, self.lattice_h)
+
+    def granularity(self) -> float | None:
+        """The public value spacing h every release on the current data uses, or None."""
+        if not self.lattice or self.is_synthetic or self.data_bounds() is None:
+            return None
+        return None if self.lattice_problem() is not None else float(self.lattice_h)
+
     def data_n(self) -> int:
         """n of the current data (the n parameter only applies to synthetic data)."""
         if self.is_synthetic:
@@ -249,7 +275,8 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
 
     # ---- releases -----------------------------------------------------------------------------
     def _release_key(self, data: DataView, method: str) -> Key:
-        return (data.key, float(self.eps), float(self.delta), method, self.noise_seed)
+        return (data.key, float(self.eps), float(self.delta), method, self.noise_seed,
+                self.granularity())
 
     def release(self, method: str | None = None) -> CDFEstimate:
         """The release of ``method`` (default: the page's) on the current data; ledgered once."""
@@ -264,6 +291,9 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
             self._est.move_to_end(key)
             return hit
         opts: dict[str, Any] = {"degree": "auto"} if m == "pp" else {}
+        gran = key[-1]
+        if gran is not None:
+            opts["granularity"] = gran
         t0 = time.perf_counter()
         est = estimate(data.x, bounds=data.bounds, eps=self.eps, delta=self.delta, method=m,
                        rng=np.random.default_rng([self.noise_seed, 12]), **opts)
@@ -512,7 +542,7 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
 
     # ---- the address --------------------------------------------------------------------------
     URL_NAMES = ("data", "n", "eps", "delta", "method", "degree", "seed")
-    URL_EXTRA = ("dseed", "teacher", "stream", "parts", "batches")
+    URL_EXTRA = ("dseed", "teacher", "stream", "parts", "batches", "gran")
 
 
 

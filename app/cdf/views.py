@@ -70,7 +70,8 @@ def msg(m: Message, lang: str) -> str:
     if "name" in fmt and key == "cdf.source.real":
         fmt["name"] = t(f"cdf.data.{fmt['name']}.short", lang)
     if "name" in fmt and key in ("cdf.err.value", "cdf.err.range", "cdf.err.range_int",
-                                 "cdf.err.input", "cdf.err.unknown"):
+                                 "cdf.err.input", "cdf.err.unknown", "cdf.err.empty",
+                                 "cdf.err.too_large"):
         fmt["name"] = t(f"cdf.name.{fmt['name']}", lang) if f"cdf.name.{fmt['name']}" in _keys(
             lang) else fmt["name"]
     if "count" in fmt and f"{key}.one" in _keys(lang):
@@ -167,6 +168,38 @@ def _total_row(state: CDFState, lang: str) -> str:
           <div class="dp-muted dp-cdf-basic">{e(basic)}</div></dd>"""
 
 
+def _off_lattice(rel: Release, lang: str) -> str:
+    """Teacher view only: the exact number of records rounded onto the lattice (NOT private)."""
+    if "n_off_lattice" not in rel.extra:
+        return ""
+    count = int(rel.extra["n_off_lattice"])
+    text = t("cdf.teacher.off_lattice", lang, count=n_text(count, lang),
+             h=g(float(rel.extra["granularity"]), 6))
+    return f'<br><span class="dp-cdf-off-lattice">{e(text)}</span>'
+
+
+def lattice_note_html(state: CDFState, lang: str) -> str:
+    """Under the value-spacing option: what it means, whether it is in use, and why not."""
+    if state.is_synthetic:
+        return f'<p class="dp-muted dp-cdf-small dp-cdf-lattice-note">{e(t("cdf.gran.synthetic", lang))}</p>'  # noqa: E501
+    bounds = state.data_bounds()
+    if bounds is None:
+        return ""
+    lo, hi = bounds
+    parts = [t("cdf.gran.about", lang, lo=g(lo, 6), hi=g(hi, 6))]
+    problem = state.lattice_problem()
+    if problem is not None:
+        return (f'<p class="dp-cdf-small dp-cdf-lattice-note">{e(parts[0])}</p>'
+                f'<p class="dp-warn dp-error dp-cdf-lattice-problem" role="alert">⚠ '
+                f'{e(t("cdf.gran.not_used", lang, reason=msg(problem, lang)))}</p>')
+    h = state.granularity()
+    if h is not None:
+        size = round((hi - lo) / h) + 1
+        parts.append(t("cdf.gran.used", lang, h=g(h, 6), size=n_text(size, lang)))
+        parts.append(t("cdf.gran.rounding", lang))
+    return f'<p class="dp-cdf-small dp-cdf-lattice-note">{e(" ".join(parts))}</p>'
+
+
 def privacy_html(state: CDFState, lang: str) -> str:
     """This release's guarantee, the data source's ledger, clip counts (teacher view only)."""
     rel = state.current().release
@@ -196,6 +229,7 @@ def privacy_html(state: CDFState, lang: str) -> str:
         clip = (f'<div class="dp-cdf-teacher-box dp-cdf-clip" role="note">'
                 f"<strong>{e(t('cdf.teacher.title', lang))}</strong> "
                 f"{e(t('cdf.teacher.clipped', lang, below=n_text(rel.n_below, lang), above=n_text(rel.n_above, lang), n=n_text(rel.n, lang)))}"  # noqa: E501
+                f"{_off_lattice(rel, lang)}"
                 f"<br>{e(t('cdf.teacher.why', lang))}</div>")
     else:
         clip = f'<p class="dp-muted dp-cdf-clip-hidden">{e(t("cdf.teacher.hidden", lang))}</p>'
@@ -356,25 +390,36 @@ def auto_choice_html(state: CDFState, lang: str) -> str:
     threshold = n_text(int(HISTOGRAM_EPS_N), lang)
     mech = _mechanism_name(shape.mechanism, lang)
     nodes = n_text(shape.released, lang)
+    leaves = n_text(shape.leaves, lang)
     if shape.kind == "tree" and shape.granularity is not None:
-        what = t("cdf.auto.lattice", lang, h=g(shape.granularity, 6),
-                 size=n_text(shape.lattice_size, lang), b=shape.branching, depth=shape.depth,
-                 group=shape.group, nodes=nodes, mech=mech, sd=g(shape.noise_sd, 3))
+        key = "cdf.auto.lattice_flat" if shape.depth == 1 else "cdf.auto.lattice"
+        h, size = g(shape.granularity, 6), n_text(shape.lattice_size, lang)
+        summary = t("cdf.auto.summary_lattice", lang, h=h, size=size, leaves=leaves, neps=neps)
+        what = t(key, lang, neps=neps, h=h, size=size, b=shape.branching, depth=shape.depth,
+                 leaves=leaves, group=shape.group, nodes=nodes, mech=mech,
+                 sd=g(shape.noise_sd, 3))
         cls = "dp-cdf-auto-lattice"
     elif shape.kind == "tree":
         bands = ", ".join(t("cdf.auto.band", lang, start=n_text(int(a), lang), depth=d)
                           for a, d in TREE_DEPTH_FROM)
+        summary = t("cdf.auto.summary_tree", lang, b=shape.branching, depth=shape.depth,
+                    leaves=leaves, neps=neps, threshold=threshold)
         what = t("cdf.auto.tree", lang, neps=neps, threshold=threshold, b=shape.branching,
-                 depth=shape.depth, leaves=n_text(shape.leaves, lang), nodes=nodes, mech=mech,
+                 depth=shape.depth, leaves=leaves, nodes=nodes, mech=mech,
                  sd=g(shape.noise_sd, 3), bands=bands)
         cls = "dp-cdf-auto-tree"
     else:
+        summary = t("cdf.auto.summary_hist", lang, bins=shape.bins, neps=neps,
+                    threshold=threshold)
         what = t("cdf.auto.hist", lang, neps=neps, threshold=threshold, bins=shape.bins,
                  scale=g(shape.noise_scale, 3), sd=g(shape.noise_sd, 3))
         cls = "dp-cdf-auto-hist"
+    # one line on the first screen; the reasons and the released numbers one click away
     return (f'<div class="dp-cdf-box dp-cdf-auto-choice {cls}" role="note">'
-            f"<strong>{e(t('cdf.auto.title', lang))}:</strong> {e(what)} "
-            f"{e(t('cdf.auto.public', lang))} {e(t('cdf.auto.no_degree', lang))}</div>")
+            f'<p class="dp-cdf-auto-summary">{e(summary)}</p>'
+            f"<details><summary>{e(t('cdf.auto.details', lang))}</summary>"
+            f"<p>{e(what)} {e(t('cdf.auto.public', lang))} "
+            f"{e(t('cdf.auto.no_degree', lang))}</p></details></div>")
 
 
 def _mechanism_name(mechanism: str, lang: str) -> str:

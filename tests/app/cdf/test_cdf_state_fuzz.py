@@ -47,6 +47,9 @@ inputs = st.one_of(
     st.tuples(st.just("upload_lo"), st.one_of(st.sampled_from(["0", "-5", "", "1e16"]), raw_text)),
     st.tuples(st.just("upload_hi"), st.one_of(st.sampled_from(["10", "100", ""]), raw_text)),
     st.tuples(st.just("upload_column"), st.sampled_from(["a", "b", "zz"])),
+    st.tuples(st.just("lattice"), st.sampled_from(["1", "0", "maybe"])),
+    st.tuples(st.just("lattice_h"), st.one_of(st.sampled_from(["1", "0.5", "2", "25", "0", "7"]),
+                                              raw_text)),
     st.tuples(st.just("action"), st.sampled_from(["new_noise", "new_class_data", "upload_good",
                                                   "upload_bad", "forget"])),
 )
@@ -111,6 +114,7 @@ def test_random_input_sequences_keep_the_state_valid(seq: list[tuple[str, str]])
             views.data_note_html(s, lang)
             views.upload_status_html(s, lang)
             views.sources_html(s, lang)
+            views.lattice_note_html(s, lang)
         try:
             s.data()
         except DataUnavailable:
@@ -122,7 +126,9 @@ def test_random_input_sequences_keep_the_state_valid(seq: list[tuple[str, str]])
         x, bounds, ref = _reference(s)
         if s.method != "all":
             m = s.method
-            opts = {"degree": "auto"} if m == "pp" else {}
+            opts: dict[str, object] = {"degree": "auto"} if m == "pp" else {}
+            if s.granularity() is not None:
+                opts["granularity"] = s.granularity()
             direct = estimate(x, bounds=bounds, eps=s.eps, delta=s.delta, method=m,
                               rng=np.random.default_rng([s.noise_seed, 12]), **opts)
             info = s.degree_info()
