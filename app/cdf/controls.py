@@ -40,6 +40,9 @@ class CDFControls:
         _errors: dict[str, Message]
         error: TextPane
         degree_side: TextPane
+        stale_note: TextPane
+        plot_col: pn.Column
+        plot: pn.pane.Bokeh
 
         def tr(self, key: str, **fmt: Any) -> str: ...
         def refresh(self, names: set[str] | None) -> None: ...
@@ -216,6 +219,19 @@ class CDFControls:
             text = views.error_html(m, self.lang) if m else ""
             if pane.object != text:
                 pane.object = text
+        # the plot keeps the last valid state while an input is rejected: say so on it
+        stale = views.stale_html(list(self._errors), self.lang)
+        if self.stale_note.object != stale:
+            self.stale_note.object = stale
+        classes = ["dp-cdf-plot-col", *(["dp-cdf-stale"] if stale else [])]
+        if self.plot_col.css_classes != classes:
+            self.plot_col.css_classes = classes
+            # a dashed frame and a faded plot besides the words (inline: the column's host
+            # element is outside every style sheet of ours)
+            frame = "3px dashed #d55e00" if stale else "none"
+            self.plot_col.styles = {"flex": "1.15 1 420px", "outline": frame,
+                                    "outline-offset": "2px"}
+            self.plot.styles = {"opacity": "0.6" if stale else "1"}
 
     def _on_upload(self, filename: str, payload: bytes) -> None:
         problem = self.state.load_upload(filename, payload)

@@ -143,6 +143,11 @@ class CDFFigures:
         self.fig_stream = theme.large_type(st, self.large)
 
         self.plot = pn.pane.Bokeh(self.fig, sizing_mode="stretch_width")
+        # while a plot input is rejected: a note above the plot and a dashed frame around it
+        self.stale_note = text_pane("", margin=(0, 0, 4, 0), css_classes=["dp-cdf-stale-pane"])
+        self.plot_col = pn.Column(self.stale_note, self.plot, sizing_mode="stretch_width",
+                                  min_width=300, margin=0, styles={"flex": "1.15 1 420px"},
+                                  css_classes=["dp-cdf-plot-col"])
         # "all methods": one small plot per method next to the reference (built on first use)
         self.multiples = pn.FlexBox(sizing_mode="stretch_width", visible=False,
                                     css_classes=["dp-cdf-multiples"])

@@ -262,8 +262,7 @@ class CDFPage(CDFControls, CDFFigures):
             sizing_mode="stretch_width", min_width=300, margin=0,
             styles={"flex": "1 1 420px"}, css_classes=["dp-cdf-degree-box"])
         first = pn.FlexBox(
-            pn.Column(self.plot, sizing_mode="stretch_width", min_width=300, margin=0,
-                      styles={"flex": "1.15 1 420px"}),
+            self.plot_col,
             degree_box, sizing_mode="stretch_width", gap="12px", css_classes=["dp-cdf-first"])
         return [
             self.address.pane, self.notice, intro, self.error,

@@ -554,6 +554,22 @@ def upload_status_html(state: CDFState, lang: str, error: Message | None = None)
     return "".join(parts)
 
 
+# Inputs whose rejection leaves the main plot and its figures at the last valid values.
+STALE_CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload_lo",
+                  "upload_hi", "lattice_h")
+
+
+def stale_html(errors: list[str], lang: str) -> str:
+    """Above the plot while an input is rejected: the plot shows the last valid state ('' when
+    no plot input is rejected).  Text, not colour alone (as /lab's stale card)."""
+    bad = [c for c in STALE_CONTROLS if c in errors]
+    if not bad:
+        return ""
+    names = ", ".join(t(f"cdf.name.{c}", lang) for c in bad)
+    return (f'<p class="dp-stale-note dp-cdf-stale-note" role="status">'
+            f'<span aria-hidden="true">⚠</span> {e(t("cdf.stale", lang, fields=names))}</p>')
+
+
 def notices_html(notices: list[Message], lang: str) -> str:
     if not notices:
         return ""

@@ -39,3 +39,36 @@ def test_auto_histogram_below_the_threshold_says_bins() -> None:
     assert f"{plan.k_max} bars" in page.auto_box.object
     assert t("cdf.degree.side_hist", "en") in page.degree_side.object
     assert page.w_degree.disabled
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_a_rejected_input_marks_the_plot_stale_in_words(lang: str) -> None:
+    state = CDFState(n=2000)
+    page = CDFPage(state=state, lang=lang)
+    assert page.stale_note.object == "" and "dp-cdf-stale" not in page.plot_col.css_classes
+    shown = list(page.src.data["priv"])
+    page._input("eps", "abc")
+    assert state.eps == 1.0 and list(page.src.data["priv"]) == shown  # the last valid state
+    note = page.stale_note.object
+    assert t("cdf.stale", lang, fields="ε") in note and "dp-stale-note" in note
+    assert "dp-cdf-stale" in page.plot_col.css_classes
+    assert page.plot_col.styles["outline"].endswith("dashed #d55e00")
+    assert page.plot.styles["opacity"] == "0.6"
+    page._input("n", "5")  # a second rejected input: both named
+    assert t("cdf.stale", lang, fields="n, ε") in page.stale_note.object
+    page._input("eps", "2")
+    page._input("n", "3000")
+    assert page.stale_note.object == "" and "dp-cdf-stale" not in page.plot_col.css_classes
+    assert page.plot.styles["opacity"] == "1" and page.plot_col.styles["outline"] == "none"
+    assert state.eps == 2.0
+    assert list(page.src.data["priv"]) != shown
+
+
+def test_a_bad_value_spacing_marks_the_plot_stale() -> None:
+    state = CDFState()
+    state.apply_url({"data": "anes96_age", "gran": "1"})
+    page = CDFPage(state=state, lang="en")
+    page._input("lattice_h", "5")
+    assert state.lattice_h == 1.0
+    assert "Value spacing h" in page.stale_note.object
+    assert "16.4" in page.err["lattice_h"].object
