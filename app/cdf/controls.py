@@ -89,8 +89,11 @@ class CDFControls:
         self.w_h = ImmediateText(name=self.tr("cdf.ctl.lattice_h"), value=fmt_input(s.lattice_h),
                                  css_classes=["dp-cdf-lattice-h"], **wide)
         self.lattice_note = text_pane("", margin=(0, 10), css_classes=["dp-cdf-lattice-pane"])
+        # its long label wraps on a phone (dplab-cdf.css) instead of running off the screen
         self.w_pp_view = pn.widgets.Button(name=self.tr("cdf.ctl.pp_view"), button_type="primary",
-                                           css_classes=["dp-cdf-pp-view"], visible=False)
+                                           css_classes=["dp-cdf-pp-view"], visible=False,
+                                           stylesheets=[views.CSS], max_width=900,
+                                           sizing_mode="stretch_width")
         self.w_all = pn.widgets.Button(name=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"])
         # upload
         self.w_upload = UploadBox(
