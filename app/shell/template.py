@@ -52,6 +52,7 @@ PHONE_MAX_PX = 760
 
 
 LARGE_CSS = assets.text("dplab-large.css")
+FRAME_CSS = assets.text("dplab-frame.css")
 DARK_CSS = assets.text("dplab-dark.css")
 
 _JS_SET_PARAM = ("var u=new window.URL(window.location.href);u.searchParams.set('{k}','{v}');"
@@ -286,6 +287,7 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         page_lang=lang,
     )
     tmpl.config.css_files.append(asset_url("dplab.css"))
+    tmpl.config.raw_css.append(FRAME_CSS)  # inline: the menu survives a failed style sheet
     if large:
         tmpl.config.raw_css.append(LARGE_CSS)
     if is_dark():

@@ -400,6 +400,34 @@ def test_quiz_question_of_two_lines_stays_inside_its_box(page: Any, server: Serv
     assert all(top > 0 for _, top in rows), rows  # legend below the box's top border
 
 
+@pytest.mark.parametrize("path", ["/lab", "/cdf"])
+def test_phone_page_keeps_its_menu_without_its_style_sheet(page: Any, server: Server,
+                                                           path: str) -> None:
+    """dplab.css failing to load (seen once on a phone): the menu and the controls stay."""
+    blocked: list[str] = []
+
+    def drop(route: Any) -> None:
+        blocked.append(route.request.url)
+        route.abort()
+
+    page.route("**/assets/dplab.css*", drop)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server.url}{path}?lang=ko")
+    expect(page.locator("canvas.bk-layer").first).to_be_attached()
+    assert blocked  # the style sheet really was missing
+    for key in ("common.nav.home", "common.nav.lesson", "common.nav.lab", "common.nav.cdf"):
+        nav = page.get_by_role("navigation", name=t("common.nav.label", "ko"))
+        link = nav.get_by_role("link", name=t(key, "ko"), exact=True)
+        expect(link).to_be_visible()
+        box = link.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["x"] + box["width"] <= 390, (key, box)
+    expect(page.get_by_text("Toggle the Sidebar")).to_be_hidden()
+    toggle = page.get_by_role("button", name=t("common.sidebar.toggle", "ko"))
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(page.locator(".noUi-handle").first).to_be_visible()
+
+
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_not_found_page_in_the_readers_language(page: Any, server: Server, lang: str) -> None:
     resp = page.goto(f"{server.url}/nonexistent?lang={lang}&theme=dark")
