@@ -53,26 +53,41 @@
     nameFormulaOptions(root);
   }
 
-  /* A quiz option whose text is a formula: KaTeX's visible layer is aria-hidden, and not every
-     reader (nor axe) takes a label's name from MathML, so the option gets its text as
-     aria-label, each formula read from its MathML ("δ=0.126"). */
+  /* An element's text as a reader hears it, each formula read from its MathML ("δ=0.126"). */
+  function spokenText(el) {
+    var copy = el.cloneNode(true);
+    copy.querySelectorAll(".katex").forEach(function (k) {
+      var math = k.querySelector("math");
+      var text = "";
+      if (math) {
+        var m = math.cloneNode(true);
+        m.querySelectorAll("annotation").forEach(function (a) { a.remove(); });
+        text = m.textContent;
+      }
+      k.replaceWith(document.createTextNode(" " + text + " "));
+    });
+    return copy.textContent.replace(/\s+/g, " ").trim();
+  }
+
+  /* A quiz option or a table header whose text is a formula: KaTeX's visible layer is
+     aria-hidden, and not every reader (nor axe) takes a name from MathML, so the option gets
+     its text as aria-label and the header a reader-only copy of it. */
   function nameFormulaOptions(root) {
     root.querySelectorAll("label.dp-option").forEach(function (lab) {
       var input = lab.querySelector("input");
       if (!input || input.hasAttribute("aria-label") || !lab.querySelector(".katex")) { return; }
-      var copy = lab.cloneNode(true);
-      copy.querySelectorAll(".katex").forEach(function (k) {
-        var math = k.querySelector("math");
-        var text = "";
-        if (math) {
-          var m = math.cloneNode(true);
-          m.querySelectorAll("annotation").forEach(function (a) { a.remove(); });
-          text = m.textContent;
-        }
-        k.replaceWith(document.createTextNode(" " + text + " "));
-      });
-      var name = copy.textContent.replace(/\s+/g, " ").trim();
+      var name = spokenText(lab);
       if (name) { input.setAttribute("aria-label", name); }
+    });
+    root.querySelectorAll("th").forEach(function (th) {
+      if (!th.querySelector(".katex") || th.querySelector(".dp-reader-only")) { return; }
+      var name = spokenText(th);
+      if (!name) { return; }
+      th.querySelectorAll(".katex").forEach(function (k) { k.setAttribute("aria-hidden", "true"); });
+      var said = document.createElement("span");
+      said.className = "dp-reader-only";
+      said.textContent = name;
+      th.appendChild(said);
     });
   }
 

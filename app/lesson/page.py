@@ -31,6 +31,9 @@ TOPICS = {"gaussian": "gaussian", "cdf": "cdf"}
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 _TERM = re.compile(r"\[\[([a-z0-9-]+)(?:\|([^\]]+))?\]\]")
 _TOKEN = re.compile(r"DPTOK(\d+)X")
+# An empty header cell (the corner above a column of row names) is no header: a <td> says so
+# to a screen reader (axe "empty-table-header").
+_EMPTY_TH = re.compile(r"<th( style=\"[^\"]*\")?></th>")
 _MD = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
 
 
@@ -75,7 +78,7 @@ class _Renderer:
         return out
 
     def block(self, text: str) -> str:
-        return self._restore(_MD.render(self._protect(text)))
+        return _EMPTY_TH.sub(r"<td\1></td>", self._restore(_MD.render(self._protect(text))))
 
     def inline(self, text: str) -> str:
         return self._restore(_MD.renderInline(self._protect(text)))

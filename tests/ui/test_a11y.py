@@ -61,20 +61,20 @@ PAGES = ["/", "/lesson", "/lesson?topic=cdf", "/lab", "/lab?tour=1", "/cdf", "/n
 @pytest.mark.parametrize("theme", ["default", "dark"])
 @pytest.mark.parametrize("lang", ["ko", "en"])
 @pytest.mark.parametrize("path", PAGES)
-def test_axe_finds_no_critical_or_serious_violation(page: Any, server: Server, path: str,
-                                                   lang: str, theme: str) -> None:
+def test_axe_finds_no_violation_at_any_impact(page: Any, server: Server, path: str,
+                                              lang: str, theme: str) -> None:
     sep = "&" if "?" in path else "?"
     url = f"{path}{sep}lang={lang}" + ("&theme=dark" if theme == "dark" else "")
     page.goto(server.url + url)
     _wait_ready(page, path)
     found = run_axe(page)
-    # the moderate and minor findings are kept for the note (test-artifacts/axe-*.json)
+    # kept for the note (test-artifacts/axe-*.json)
     ARTIFACTS.mkdir(exist_ok=True)
     name = re.sub(r"[^a-z0-9]+", "-", f"{path}-{lang}-{theme}".lower()).strip("-")
     (ARTIFACTS / f"axe-{name}.json").write_text(json.dumps(found, indent=1, ensure_ascii=False),
                                                 encoding="utf-8")
-    bad = [v for v in found if v["impact"] in ("critical", "serious")]
-    assert bad == [], json.dumps(bad, indent=1, ensure_ascii=False)
+    # none at all: critical and serious (the issue's bar), and also moderate and minor
+    assert found == [], json.dumps(found, indent=1, ensure_ascii=False)
 
 
 # ---- keyboard focus -------------------------------------------------------------------------
