@@ -764,6 +764,28 @@ class Tab(Session):
                 pass
 
 
+    async def wait_latest(self, css_class: str, pred: Callable[[str], bool],
+                          timeout: float = 30.0) -> str:
+        """Wait until the newest text pushed for the model with ``css_class`` matches."""
+        model = self.model(css_class)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            texts = list(self.texts(model))
+            if texts and pred(texts[-1]):
+                return texts[-1]
+            left = deadline - loop.time()
+            if left <= 0 or self.closed_by_server:
+                raise TabError(f"the newest {css_class} text does not match within {timeout} s"
+                               f" (it is {texts[-1][:200] if texts else None!r}, "
+                               f"closed={self.closed_by_server}, errors={self.errors})")
+            self._push_event.clear()
+            try:
+                await asyncio.wait_for(self._push_event.wait(), left)
+            except TimeoutError:
+                pass
+
+
 def card_sigma(text: str) -> str | None:
     """σ as the lab's card shows it (None when the text is not the card)."""
     m = _SPAN_RE["sigma"].search(text)

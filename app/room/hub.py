@@ -7,6 +7,11 @@ its own document's next tick; the values a snapshot sets are computed once per p
 every ``COUNT_EVERY_S`` (``workers`` hash of the room, one field per process); the room page
 sums the fresh entries. When the store is lost every lab keeps working on its own, the links
 say so, and the listener retries; once it is back each room's current state is fetched again.
+A store that comes back after a restart has lost its rooms (persistence is off): each process
+then writes back the rooms its labs are in, from the last state it holds (the first to do so
+wins; the class question stays open, the answers given before are lost), and its labs follow
+again. A room that no process can write back is ended for its labs after
+``RESTORE_WAIT_S`` (another process may still hold it).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from app.room.store import RoomStore, StoreDown, open_store
 log = logging.getLogger("dplab.room")
 COUNT_EVERY_S = 2.0
 RETRY_MIN_S, RETRY_MAX_S = 0.5, 5.0
+RESTORE_WAIT_S = 10.0
 
 
 class Member(Protocol):
@@ -55,6 +61,10 @@ class RoomHub:
         self.ok = True
         self._tasks: list[asyncio.Task[None]] = []
         self._counted: set[str] = set()
+        self._epoch: str | None = None  # the store's run id when last reached
+        self._recovering: asyncio.Lock | None = None
+        self._waiting: dict[str, asyncio.Task[None]] = {}  # rooms lost in a restart
+        self._restarted_at: float | None = None  # time.monotonic() when a restart was seen
 
     # ---- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
@@ -90,10 +100,9 @@ class RoomHub:
                     async for code, text in stream:
                         if not code:  # subscribed again: fetch what was missed meanwhile
                             delay = RETRY_MIN_S
-                            if lost:
+                            if lost or self._epoch is None:
                                 lost = False
-                                self._set_ok(True)
-                                await self._resync()
+                                await self._recover()
                             continue
                         self._dispatch(code, text)
                 finally:
@@ -111,7 +120,40 @@ class RoomHub:
                 log.warning("room listener failed; retrying", exc_info=True)
                 await asyncio.sleep(delay)
 
-    async def _resync(self) -> None:
+    async def _recover(self) -> None:
+        """The store answers (again): write back the rooms a restart lost, then every room
+        with labs here gets its current state. One at a time (the listener and the count
+        writer both notice)."""
+        if self._recovering is None:
+            self._recovering = asyncio.Lock()
+        async with self._recovering:
+            epoch = await self.store.epoch()
+            restarted = self._epoch is not None and epoch != self._epoch
+            first = self._epoch is None
+            self._epoch = epoch
+            if first and self.ok:
+                return
+            if restarted:
+                self._restarted_at = time.monotonic()
+                log.warning("room store restarted: writing back the rooms held here")
+                for code in list(self.members):
+                    await self._restore(code)
+            self._set_ok(True)
+            await self._resync(restarted)
+
+    async def _restore(self, code: str) -> bool:
+        """Write room ``code`` back from the last state known here (False: nothing known, or
+        the room is there already)."""
+        msg = self.latest.get(code)
+        if msg is None:
+            return False
+        text = state_message(int(msg["seq"]), str(msg.get("origin", "room")),
+                             msg.get("snap") or {}, msg.get("question"))
+        return await self.store.restore(
+            code, {"created": str(int(time.time())), "restored": "1"},
+            {"seq": str(int(msg["seq"])), "state": text})
+
+    async def _resync(self, restarted: bool = False) -> None:
         """After the store came back: every room with labs here gets its current state."""
         for code in list(self.members):
             try:
@@ -120,9 +162,47 @@ class RoomHub:
             except StoreDown:
                 return
             if not exists:
-                self._dispatch(code, ended_message())
+                if restarted:  # another process may write it back
+                    self._wait_for(code)
+                else:
+                    self._dispatch(code, ended_message())
             elif text:
                 self._dispatch(code, text)
+
+    def _wait_for(self, code: str) -> None:
+        if code in self._waiting and not self._waiting[code].done():
+            return
+
+        async def wait() -> None:
+            deadline = time.monotonic() + RESTORE_WAIT_S
+            while time.monotonic() < deadline:
+                await asyncio.sleep(RETRY_MIN_S)
+                try:
+                    if await self._restore(code) or await self.store.exists(code):
+                        text = await self.store.get(code, "state")
+                        if text:
+                            self._dispatch(code, text)
+                        return
+                except StoreDown:
+                    return  # the next recovery looks again
+            self._dispatch(code, ended_message())
+
+        self._waiting[code] = asyncio.get_event_loop().create_task(wait())
+
+    async def being_restored(self, code: str) -> bool:
+        """For a page that did not find room ``code``: True while the rooms lost in a store
+        restart are being written back (the page says "retrying" instead of "no such room").
+        Raises :class:`StoreDown`."""
+        if self._epoch is not None and await self.store.epoch() != self._epoch:
+            await self._recover()
+        return (self._restarted_at is not None
+                and time.monotonic() - self._restarted_at < RESTORE_WAIT_S)
+
+    async def know_epoch(self) -> None:
+        """Note the store's run id once (a process that only serves the room's pages, whose
+        listener never ran, can then tell a restart). Raises :class:`StoreDown`."""
+        if self._epoch is None:
+            self._epoch = await self.store.epoch()
 
     def _dispatch(self, code: str, text: str) -> None:
         msg = parse_message(text)
@@ -153,10 +233,10 @@ class RoomHub:
                 log.warning("room counts not written", exc_info=True)
 
     async def ping_ok(self) -> None:
-        await self.store.ping()
-        if not self.ok:
-            self._set_ok(True)
-            await self._resync()
+        """Reach the store; recover when it was lost or has restarted meanwhile."""
+        epoch = await self.store.epoch()
+        if not self.ok or (self._epoch is not None and epoch != self._epoch):
+            await self._recover()
 
     async def write_counts(self) -> None:
         now = time.time()
@@ -203,7 +283,13 @@ class RoomHub:
         """The room's current state message (None: no such room)."""
         text = await self.store.get(code, "state")
         msg = parse_message(text)
-        return msg if msg is not None and msg["type"] == "state" else None
+        if msg is None or msg["type"] != "state":
+            return None
+        if code in self.members:  # what this process can write back after a restart
+            old = self.latest.get(code)
+            if old is None or old["seq"] <= msg["seq"]:
+                self.latest[code] = msg
+        return msg
 
     async def publish(self, code: str, snap: Mapping[str, Any], origin: str,
                       question: Any = "keep") -> int | None:

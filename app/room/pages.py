@@ -107,6 +107,14 @@ class TeachHandler(_Base):
             self.page(503, lang, kept, notices, "/teach", t("room.teach.title", lang),
                       f'<p role="alert">{_e(t("room.store_down", lang))}</p>')
             return
+        try:
+            retry = code is not None and msg is None and await get_hub().being_restored(code)
+        except StoreDown:
+            retry = True
+        if retry:  # the store restarted: the room is being written back
+            self.page(503, lang, kept, notices, "/teach", t("room.teach.title", lang),
+                      f'<p role="alert">{_e(t("room.store_down", lang))}</p>')
+            return
         if code is None or msg is None:
             self.start_page(lang, kept, [*notices, t("room.teach.no_room", lang)], status=404)
             return
@@ -255,6 +263,7 @@ def _quiz_label(ref: str, lang: str) -> str:
 async def load_view(code: str) -> RoomView:
     hub = get_hub()
     view = RoomView(code=code)
+    await hub.know_epoch()
     state = await hub.state(code)
     q = (state or {}).get("question")
     answers = await hub.store.hgetall(code, f"answers:{q['id']}") if q else {}
@@ -342,6 +351,8 @@ class RoomApiHandler(_Base):
         lang = self.get_query_argument("lang", "ko")
         lang = lang if lang in ("ko", "en") else "ko"
         try:
+            if not await get_hub().store.exists(code) and await get_hub().being_restored(code):
+                raise StoreDown("the store restarted: the room is being written back")
             if not await get_hub().store.exists(code):
                 self.set_status(404)
                 self.finish(json.dumps({"error": "no such room"}))

@@ -373,8 +373,11 @@ async def public_state(code: str, lang: str) -> tuple[int, str]:
         return hit[1], hit[2]
     store = get_hub().store
     if not await store.exists(code):
+        if await get_hub().being_restored(code):  # a store restart: retry, not "ended"
+            return 503, json.dumps({"error": "store"})
         out = (404, json.dumps({"ended": True}))
     else:
+        await get_hub().know_epoch()
         poll = await A.current_poll(store, code)
         ask = await A.current_ask(store, code)
         rel = await A.current_cdf(store, code)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
@@ -122,6 +123,17 @@ class RoomStore(ABC):
     async def ping(self) -> None:
         """Raise :class:`StoreDown` when the store cannot be reached."""
 
+    @abstractmethod
+    async def epoch(self) -> str:
+        """An id of this run of the store: it changes when the store restarted (and, with
+        persistence off, lost every room), not when it only stopped answering for a while."""
+
+    @abstractmethod
+    async def restore(self, code: str, fields: Mapping[str, str],
+                      values: Mapping[str, str]) -> bool:
+        """Open room ``code`` again with its own fields and named values (what a lab that
+        held the room knows of it), unless it exists: True when this call restored it."""
+
     async def close(self) -> None:  # noqa: B027 (optional)
         """Release connections."""
 
@@ -141,6 +153,7 @@ class MemoryStore(RoomStore):
         self._rooms: dict[str, dict[str, Any]] = {}
         self._expires: dict[str, float] = {}
         self._listeners: set[asyncio.Queue[tuple[str, str]]] = set()
+        self._epoch = secrets.token_hex(8)
 
     def _room(self, code: str) -> dict[str, Any] | None:
         exp = self._expires.get(code)
@@ -268,6 +281,23 @@ class MemoryStore(RoomStore):
     async def ping(self) -> None:
         return None
 
+    async def epoch(self) -> str:
+        return self._epoch
+
+    async def restore(self, code: str, fields: Mapping[str, str],
+                      values: Mapping[str, str]) -> bool:
+        if not await self.create(code, fields):
+            return False
+        for name, value in values.items():
+            await self.set(code, name, value)
+        return True
+
+    def restart(self) -> None:
+        """Tests: what a restarted store without persistence is (no rooms, a new epoch)."""
+        self._rooms.clear()
+        self._expires.clear()
+        self._epoch = secrets.token_hex(8)
+
 
 # ---------------------------------------------------------------------------------------------
 # Redis
@@ -299,6 +329,21 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1]))
 return 1
 """
+# KEYS: room hash, key set, then one key per value; ARGV: ttl, number of field pairs, the
+# fields' names and values, then the values (in the order of their keys)
+_RESTORE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local ttl, nf = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + 2 * nf))
+redis.call('EXPIRE', KEYS[1], ttl)
+for i = 3, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[2 + 2 * nf + i - 2], 'EX', ttl)
+  redis.call('SADD', KEYS[2], KEYS[i])
+end
+if #KEYS > 2 then redis.call('EXPIRE', KEYS[2], ttl) end
+return 1
+"""
 _DELETE = """
 for _, k in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('DEL', k) end
 redis.call('DEL', KEYS[2], KEYS[1])
@@ -323,6 +368,7 @@ class RedisStore(RoomStore):
         self._write_script = self._redis.register_script(_WRITE)
         self._create_script = self._redis.register_script(_CREATE)
         self._delete_script = self._redis.register_script(_DELETE)
+        self._restore_script = self._redis.register_script(_RESTORE)
 
     @staticmethod
     def _k(code: str, name: str = "") -> str:
@@ -432,6 +478,20 @@ class RedisStore(RoomStore):
 
     async def ping(self) -> None:
         await self._call(self._redis.ping())
+
+    async def epoch(self) -> str:
+        info = await self._call(self._redis.info("server"))
+        return str(info.get("run_id", ""))
+
+    async def restore(self, code: str, fields: Mapping[str, str],
+                      values: Mapping[str, str]) -> bool:
+        flat: list[str] = []
+        for k, v in {"open": "1", **fields}.items():
+            flat += [str(k), str(v)]
+        keys = [self._k(code), self._k(code, "keys"), *(self._k(code, n) for n in values)]
+        args: list[str | int] = [int(self.ttl_s), len(flat) // 2, *flat,
+                                 *(str(v) for v in values.values())]
+        return bool(int(await self._call(self._restore_script(keys=keys, args=args))))
 
     async def close(self) -> None:
         await self._redis.aclose()

@@ -2,7 +2,8 @@
 paused (its data kept), then ended and started again empty (persistence off). Every lab keeps
 working on its own and says "class connection lost, retrying"; after the pause the labs follow
 again, at the state the teacher reached meanwhile; the room's pages answer 503 with the store's
-message (the open room page shows it); a Redis that comes back empty has lost the room."""
+message (the open room page shows it); after the restart the server writes the room back from
+what its labs hold, and the students follow the teacher again."""
 
 from __future__ import annotations
 
@@ -121,14 +122,29 @@ async def _fault(base: str, redis: Any) -> None:
                                         page.body.decode()).group(1), cookie=cookie,
                     origin=base)
     assert r.code == 503 and down in r.body.decode()
-    # ---- it comes back empty (persistence is off): the room is gone, the labs say so --------
+    # ---- it comes back empty (persistence is off): the processes write the room back from
+    # what their labs hold, the labs follow again, the class goes on ---------------------------
     redis.start()
-    for tab, needle in ((teacher, "has ended"), (a, "has ended"), (b, "끝났습니다")):
-        await banner_says(tab, needle)
-    assert "σ" not in newest_banner(a)
+    # the open room page, asking at once, hears "retrying" (503), never "no such room" (404),
+    # until the room is back
+    codes = []
+    while not codes or codes[-1] != 200:
+        codes.append((await fetch(f"{base}/teach/api/rooms/{code}?lang=en", cookie=cookie)).code)
+        assert set(codes) <= {200, 503} and len(codes) < 200, codes
+        await asyncio.sleep(0.05)
+    for tab, needle in ((teacher, "You are leading class"), (a, "Following the instructor"),
+                        (b, "강사를 따라가는 중입니다")):
+        await tab.wait_latest("dp-room-banner", lambda t, n=needle: n in t)  # type: ignore
+    # a's own σ (3.162, moved while lost) gives way to the room's
+    await a.wait_latest("dp-card-pane", lambda t: wsclient.card_sigma(t) == "1")
+    for tab in (teacher, a, b):
+        assert "ended" not in newest_banner(tab) and "끝났" not in newest_banner(tab)
     r = await fetch(f"{base}/teach?room={code}&lang=en", cookie=cookie)
-    assert r.code == 404 and "There is no class with this code" in r.body.decode()
-    await wsclient.move_sigma(b, -0.5)  # the labs still work
+    assert r.code == 200 and 'class="dp-room-code"' in r.body.decode()
+    await wsclient.move_sigma(teacher, -0.5)  # 0.3162: the next move reaches every student
+    for s in (a, b):
+        await s.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) == "0.3162")
+    await wsclient.move_sigma(b, 0.5)  # the labs still work on their own too
     for tab in (teacher, a, b):
         await tab.close()
 
