@@ -688,6 +688,7 @@ class Tab(Session):
         super().__init__()
         self.url, self.page = url, page
         self.by_class: dict[str, str] = {}
+        self.doc: dict[str, Any] = {}  # the document as pulled (before any push)
         self.pushed: list[Message] = []
         self._push_event = asyncio.Event()
 
@@ -711,7 +712,8 @@ class Tab(Session):
         await tab._connect(HTTPRequest(ws_url(url), headers=headers, request_timeout=timeout),
                            page.token, 256 << 20, timeout)
         reply = await tab._pull_doc(timeout)
-        tab.by_class = models_by_class(reply.content["doc"])
+        tab.doc = reply.content["doc"]
+        tab.by_class = models_by_class(tab.doc)
         tab._reader = asyncio.create_task(tab._read_loop())
         await asyncio.wait_for(await tab._patch([DOCUMENT_READY]), timeout)
         return tab
@@ -734,6 +736,16 @@ class Tab(Session):
         fut = await self._patch([model_changed(self.model(css_class), attr, value)])
         reply = await asyncio.wait_for(fut, 30)
         return reply.msgtype, reply.content
+
+    def initial_text(self, css_class: str) -> str:
+        """The text (HTML pane ``text``/``object``) of the model with ``css_class`` in the
+        document as pulled, before any push."""
+        mid = self.model(css_class)
+        for m in walk_models(self.doc):
+            if str(m.get("id")) == mid:
+                attrs = m.get("attributes") or {}
+                return html.unescape(str(attrs.get("text", attrs.get("object", ""))))
+        raise TabError(f"model {mid} not in the pulled document")
 
     def texts(self, model_id: str) -> Iterator[str]:
         """Every text (HTML pane ``text``/``object``) pushed so far for ``model_id``."""
@@ -766,12 +778,13 @@ class Tab(Session):
 
     async def wait_latest(self, css_class: str, pred: Callable[[str], bool],
                           timeout: float = 30.0) -> str:
-        """Wait until the newest text pushed for the model with ``css_class`` matches."""
+        """Wait until the model with ``css_class`` shows a matching text: the newest pushed,
+        or the pulled one while nothing was pushed."""
         model = self.model(css_class)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            texts = list(self.texts(model))
+            texts = list(self.texts(model)) or [self.initial_text(css_class)]
             if texts and pred(texts[-1]):
                 return texts[-1]
             left = deadline - loop.time()
