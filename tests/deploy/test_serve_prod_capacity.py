@@ -1,0 +1,58 @@
+"""serve-prod's default session cap: what one worker measurably holds, lowered to what the
+memory allows (DPLAB_MEMORY_LIMIT, else the cgroup limit, else the memory available)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "serve-prod"
+
+
+def _config(**env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DPLAB_")}
+    return subprocess.run([sys.executable, str(SCRIPT), "--print-config"], text=True,
+                          capture_output=True, env={**clean, "DPLAB_WORKERS": "2", **env},
+                          timeout=60)
+
+
+def _cap(out: str) -> tuple[int, str]:
+    m = re.search(r"^# sessions per worker: (\d+) \((.*)\)$", out, re.M)
+    assert m, out[:300]
+    maxconn = re.search(r"maxconn (\d+)", out)
+    assert maxconn and int(maxconn.group(1)) >= 2 * int(m.group(1))  # balancer follows
+    return int(m.group(1)), m.group(2)
+
+
+def _measured() -> int:
+    m = re.search(r"^MEASURED_SESSIONS_PER_WORKER = (\d+)", SCRIPT.read_text(), re.M)
+    assert m
+    return int(m.group(1))
+
+
+def test_plenty_of_memory_gives_the_measured_capacity() -> None:
+    cap, why = _cap(_config(DPLAB_MEMORY_LIMIT="64g").stdout)
+    assert (cap, why) == (_measured(), "what one worker measurably holds")
+
+
+@pytest.mark.parametrize(("limit", "expected"), [("1g", 62), ("1024m", 62), ("2g", 164)])
+def test_a_small_memory_limit_lowers_the_cap(limit: str, expected: int) -> None:
+    # (0.8 * limit - 40 MB) / 2 workers - 140 MB, in sessions of 4 MB
+    cap, why = _cap(_config(DPLAB_MEMORY_LIMIT=limit).stdout)
+    assert cap == min(expected, _measured())
+    if expected < _measured():
+        assert "DPLAB_MEMORY_LIMIT" in why and "2 workers" in why
+
+
+def test_the_environment_wins_and_bad_sizes_are_refused() -> None:
+    assert _cap(_config(DPLAB_MAX_SESSIONS="77", DPLAB_MEMORY_LIMIT="300m").stdout) == (
+        77, "DPLAB_MAX_SESSIONS")
+    bad = _config(DPLAB_MEMORY_LIMIT="lots")
+    assert bad.returncode == 2 and "DPLAB_MEMORY_LIMIT" in bad.stderr + bad.stdout
+    assert _cap(_config(DPLAB_MEMORY_LIMIT="100m").stdout)[0] == 10  # never below 10
