@@ -15,12 +15,25 @@ import math
 import numpy as np
 
 from dpcore import accounting, gaussian
-from dpcore.cdf import METHODS, auto_plan, estimate, legendre, pp
+from dpcore.cdf import (
+    FEW_BINS_EPS_N,
+    HISTOGRAM_EPS_N,
+    MANY_BINS,
+    METHODS,
+    TREE_BRANCHING,
+    TREE_DEPTH_FROM,
+    auto_plan_v2,
+    estimate,
+    hist_bins_v2,
+    legendre,
+    pp,
+    tree_depth_v2,
+)
 from dpcore.cdf.common import GRID_SIZE
-from dpcore.cdf.datasets import load_real, population_cdf, sample
+from dpcore.cdf.datasets import GRID_SHAPES, load_real, population_cdf, sample
 from dpcore.cdf.hist import auto_bins
 from dpcore.cdf.isotonic import isotonic
-from dpcore.cdf.metrics import CDF, Distances, distances, ecdf
+from dpcore.cdf.metrics import CDF, Distances, RefGrid, distances, ecdf
 from dpcore.cdf.quantiles import levels
 from lessons.fmt import sci, sci_tex, sig, tex
 
@@ -293,17 +306,70 @@ def _paper(v: dict[str, str]) -> None:
     # the "sketch the private CDF" activity: bimodal, n = 1000, eps = 0.1, the default method,
     # seeds 1 (app/lesson/sketch.py draws the same release)
     xs = sample("bimodal", 1000, _data_rng())
-    plan = auto_plan(1000, 0.1, DELTA)
+    plan = auto_plan_v2(1000, 0.1, DELTA)
     est = estimate(xs, bounds=(0.0, 1.0), eps=0.1, delta=DELTA, method="auto", rng=_noise_rng())
     v["sk_method"] = plan.method
     v["sk_bins"] = str(plan.k_max)
     v["sk_neps"] = sig(1000 * 0.1)
     _metrics(v, "sk", distances(est, population_cdf("bimodal"), 0.0, 1.0))
 
-    # the split Gaussian of "auto": total noise variance at the automatic degree K of the
-    # reference release, sigma^2 + K sigma^2 / 2 against (K + 1) sigma^2
+    # PP's split Gaussian (the former default "auto_v1" used it): total noise variance at the
+    # automatic degree K of the reference release, sigma^2 + K sigma^2 / 2 against (K + 1) sigma^2
     k_auto = int(v["pp_auto_degree"])
     v["pa_split_ratio"] = sig((1.0 + k_auto / 2.0) / (k_auto + 1.0), 3)
+
+
+ANES_SPACING = 1.0  # ages in whole years: the public value spacing of the ANES example
+# The lesson's own check against the data a release protects (its empirical CDF): two shapes,
+# n = N, EC_SEEDS seeds (fresh sample and noise per seed), auto against PP and dplab's own
+# Laplace histogram with the best bin count in hindsight (an oracle no private method has).
+EC_SHAPES = ("bimodal", "spikes")
+EC_EPS = (0.1, 1.0, 8.0)
+EC_SEEDS = 10
+EC_BINS = (8, 16, 32, 64, 128, 256, 512, 1024)
+
+
+def _auto_rule(v: dict[str, str]) -> None:
+    """The constants of the default rule (dpcore.cdf.auto_plan_v2), as the lesson prints them."""
+    v["few_bins_neps"] = sig(FEW_BINS_EPS_N)
+    v["many_bins"] = str(MANY_BINS)
+    v["tree_b"] = str(TREE_BRANCHING)
+    for start, depth in TREE_DEPTH_FROM:
+        v[f"tree_from_{depth}"] = f"{start:,.0f}"
+        v[f"tree_leaves_{depth}"] = f"{TREE_BRANCHING**depth:,}"
+        if tree_depth_v2(int(start), 1.0) != depth:
+            raise ArithmeticError("the lesson's depth bands disagree with tree_depth_v2")
+    v["bins_neps100"] = str(hist_bins_v2(1000, 0.1))
+    v["grid_shapes"] = str(len(GRID_SHAPES))
+
+
+def _against_data(v: dict[str, str]) -> None:
+    """Mean KS against the empirical CDF: auto, PP and the best fixed histogram (hindsight)."""
+    tags = {0.1: "lo", 1.0: "mid", 8.0: "hi"}
+    for shape in EC_SHAPES:
+        for eps in EC_EPS:
+            acc: dict[str, list[float]] = {}
+            for seed in range(EC_SEEDS):
+                xs = sample(shape, N, _data_rng(seed))
+                ref = RefGrid(ecdf(xs), 0.0, 1.0)
+                runs: list[tuple[str, str, dict[str, object]]] = [
+                    ("auto", "auto", {}), ("pp", "pp", {"degree": "auto"}),
+                    *((f"h{b}", "hq", {"bins": b}) for b in EC_BINS)]
+                for label, method, opts in runs:
+                    est = estimate(xs, bounds=(0.0, 1.0), eps=eps, delta=DELTA, method=method,
+                                   rng=_noise_rng(seed), **opts)
+                    acc.setdefault(label, []).append(ref.distances(est).ks)
+            mean = {k: float(np.mean(ks)) for k, ks in acc.items()}
+            best = min(EC_BINS, key=lambda b: mean[f"h{b}"])
+            key = f"ec_{shape}_{tags[eps]}"
+            v[f"{key}_auto"] = sig(mean["auto"], 2)
+            v[f"{key}_pp"] = sig(mean["pp"], 2)
+            v[f"{key}_hist"] = sig(mean[f"h{best}"], 2)
+            v[f"{key}_bins"] = str(best)
+            v[f"{key}_ratio"] = sig(mean["auto"] / mean[f"h{best}"], 2)
+    v["ec_seeds"] = str(EC_SEEDS)
+    v["ec_eps_lo"], v["ec_eps_mid"], v["ec_eps_hi"] = (sig(e) for e in EC_EPS)
+    v["ec_bins_lo"], v["ec_bins_hi"] = str(EC_BINS[0]), f"{EC_BINS[-1]:,}"
 
 
 def values() -> dict[str, str]:
@@ -356,15 +422,25 @@ def values() -> dict[str, str]:
     v["raw64_max"] = sig(float(raw64.max()), 4)
     v["raw64_drop"] = sig(float(np.max(-np.diff(raw64))), 2)
 
-    est_auto = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="auto_v1",
+    # the default "auto" (auto_plan_v2) on the reference data: n eps = 10^4, the 8-ary tree
+    est_auto = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="auto",
                         rng=_noise_rng())
-    plan = auto_plan(N, EPS, DELTA)
-    v["auto_degree"] = str(est_auto.degree)
-    v["auto_noise"] = plan.noise
+    plan = est_auto.info["plan"]
+    if plan.method != "tree":
+        raise ArithmeticError("the lesson's reference example expects auto's tree")
+    v["auto_depth"] = str(est_auto.info["depth"])
+    v["auto_leaves"] = f"{int(est_auto.info['leaves']):,}"
+    v["auto_leaves_less"] = f"{int(est_auto.info['leaves']) - 1:,}"  # inner edges of as many bins
+    v["auto_nodes"] = f"{est_auto.release.values.size:,}"
     v["auto_noise_ko"] = _NOISE_NAMES[plan.noise][0]
     v["auto_noise_en"] = _NOISE_NAMES[plan.noise][1]
-    v["auto_kmax"] = str(plan.k_max)
+    _both(v, "auto_node_sd", float(est_auto.release.extra["node_sd"]), 3)
+    # one record moves from one leaf to another: one count down, one up, on every level
+    v["auto_norm"] = est_auto.release.norm
+    v["auto_sens_n"] = sig(est_auto.release.sensitivity * N, 4)
     _metrics(v, "auto", distances(est_auto, ref, 0.0, 1.0))
+    _auto_rule(v)
+    _against_data(v)
 
     # histogram baseline: 32 bins, Laplace(2 / (n eps)) per bin; the middle edge sums 16 bins
     est_hq = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="hq", rng=_noise_rng())
@@ -409,11 +485,11 @@ def values() -> dict[str, str]:
     _both(v, "small_sigma", sigma_small)
     v["small_sens"] = sig(1.0 / n_small)
     v["small_neps"] = sig(n_small * EPS)
-    plan_small = auto_plan(n_small, EPS, DELTA)
+    plan_small = auto_plan_v2(n_small, EPS, DELTA)
     v["small_auto_method"] = plan_small.method
     v["small_auto_bins"] = str(plan_small.k_max)
     v["small_ratio"] = sig(sigma_small / sigma, 3)
-    v["hist_threshold"] = sig(1500.0)
+    v["hist_threshold"] = sig(HISTOGRAM_EPS_N)
     v["bins_eps01"] = str(auto_bins(N, 0.1))
 
     # ---- streaming: 5 batches of 2000, and 4 sites of 2500 ------------------------------------
@@ -456,10 +532,17 @@ def values() -> dict[str, str]:
     v["anes_lo"] = sig(lo)
     v["anes_hi"] = sig(hi)
     v["anes_neps"] = sig(xr.size * EPS)
-    est_r = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="auto_v1",
-                     rng=_noise_rng())
+    est_r = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="auto", rng=_noise_rng())
     v["anes_auto_bins"] = str(est_r.info.get("bins", ""))
     _metrics(v, "anes_auto", distances(est_r, ref_r, lo, hi))
+    # the same with the public value spacing of whole years: a staircase on the 83 ages
+    est_l = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="auto", rng=_noise_rng(),
+                     granularity=ANES_SPACING)
+    v["anes_h"] = sig(ANES_SPACING)
+    v["anes_lat_size"] = str(round((hi - lo) / ANES_SPACING) + 1)
+    v["anes_lat_leaves"] = str(est_l.info["leaves"])
+    v["anes_lat_group"] = str(est_l.info["group"])
+    _metrics(v, "anes_lat", distances(est_l, ref_r, lo, hi))
     est_rp = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="pp", rng=_noise_rng(),
                       degree="auto")
     v["anes_pp_degree"] = str(est_rp.degree)
@@ -471,7 +554,7 @@ def values() -> dict[str, str]:
     _paper(v)
 
     # quiz: n = 1000, eps = 0.5 falls below the histogram threshold
-    plan_q = auto_plan(1000, 0.5, DELTA)
+    plan_q = auto_plan_v2(1000, 0.5, DELTA)
     v["q_neps"] = sig(1000 * 0.5)
     v["q_method"] = plan_q.method
     v["q_bins"] = str(plan_q.k_max)
