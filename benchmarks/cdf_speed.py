@@ -1,7 +1,9 @@
 """Speed of private CDF estimation against the issue-4 targets and a named baseline.
 
 Targets (issue 4): PP on n = 10^6 with K_max = 64 under 0.3 s; changing the degree
-re-evaluates in under 5 ms on a 512-point grid.
+re-evaluates in under 5 ms on a 512-point grid.  Issue 22: the default method "auto" on
+n = 10^6 under 0.3 s, in each of its bands (histogram, trees of depth 4 and 5, a public lattice);
+baseline = PP (K_max = 64) on the same data in the same run.
 Baselines measured in the same run:
 * coefficients: numpy.polynomial.legendre.legvander on all n points (an n x (K+2) matrix)
   instead of the blocked in-place recurrence;
@@ -87,6 +89,26 @@ def main() -> None:
     )
     t_auto = median_time(lambda: pp.auto_degree(est.release.values, 1e-6), 50)
     print(f"automatic degree rule alone: {t_auto * 1e6:.0f} us")
+
+    # the default "auto" on n = 10^6, one case per band of auto_plan_v2
+    xl = np.round(x * 100) / 100  # on the lattice of step 0.01
+    cases = [("histogram, n eps = 1e3", x, 0.001, None),
+             ("tree depth 4, n eps = 1e5", x, 0.1, None),
+             ("tree depth 5, n eps = 1e6", x, 1.0, None),
+             ("tree depth 5, n eps = 8e6", x, 8.0, None),
+             ("lattice h = 0.01, n eps = 1e6", xl, 1.0, 0.01)]
+    worst = 0.0
+    for label, data, eps, h in cases:
+        def run(data: np.ndarray = data, eps: float = eps, h: float | None = h) -> object:
+            return estimate(data, bounds=(0, 1), eps=eps, delta=1e-6, rng=1, granularity=h)
+        run()  # warm (plans and caches of public numbers)
+        t = median_time(run, 7)
+        worst = max(worst, t)
+        est_a = estimate(data, bounds=(0, 1), eps=eps, delta=1e-6, rng=1, granularity=h)
+        plan = est_a.info["plan"]
+        print(f"auto, n=1e6, {label} ({plan.method}, {plan.k_max} cells): {t * 1e3:.1f} ms"
+              f"  (target 300 ms; ratio {t / 0.3:.2f}; PP baseline ratio {t / t_pp:.2f})")
+    print(f"auto, n=1e6, slowest band: {worst * 1e3:.1f} ms (target 300 ms)")
 
 
 if __name__ == "__main__":
