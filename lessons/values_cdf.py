@@ -1,7 +1,8 @@
 """Values of the CDF lesson, computed by dpcore when the page is built.
 
 Every number a student reads in ``cdf.*.toml`` comes from here (``{{name}}`` placeholders there;
-``*_tex`` variants go inside ``$...$``).  Seeded and deterministic; a few milliseconds of work.
+``*_tex`` variants go inside ``$...$``).  Seeded and deterministic; about a second of work
+(cached per process), most of it the small measurements against the data (``_against_data``).
 
 The worked examples reproduce what /cdf shows for the same URL: the synthetic sample is drawn with
 ``default_rng([data_seed, 11])`` (data seed 1) and the noise with ``default_rng([seed, 12])``, as
