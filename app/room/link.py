@@ -42,8 +42,8 @@ _RUNNING: set[asyncio.Future[None]] = set()  # the links' store calls in flight
 class RoomLink:
     """Leads (teacher) or follows (student) room ``code`` for one lab session."""
 
-    def __init__(self, code_text: str | None, *, teacher: bool, hub: RoomHub | None = None
-                 ) -> None:
+    def __init__(self, code_text: str | None, *, teacher: bool, hub: RoomHub | None = None,
+                 known: Mapping[str, Any] | None = None) -> None:
         self.code = codes.normalise(code_text) or ""
         self.student = not teacher
         self.id = secrets.token_hex(8)  # random, per session: counts one answer per student
@@ -56,6 +56,7 @@ class RoomLink:
         self._publishing = False
         self._republish = False
         self._latest: Mapping[str, Any] | None = None
+        self._known = known  # the room's state as read for this page's first card
         self.banner = widgets.TextPane("", css_classes=["dp-room-banner"],
                                        stylesheets=[ROOM_CSS], sizing_mode="stretch_width",
                                        margin=(0, 0, 6, 0))
@@ -101,7 +102,10 @@ class RoomLink:
                 self.doc.on_session_destroyed(lambda ctx: self.hub.leave(self))
             except Exception:  # a document outside a server session (tests)
                 pass
-        if latest is not None:
+        if latest is None and self._known is not None:
+            self._take(self._known)  # what the first card showed, then the newest
+            self._spawn(self._fetch())
+        elif latest is not None:
             self._take(latest)  # the room's state known here: the page is built with it
         else:
             self._spawn(self._fetch())
@@ -385,7 +389,9 @@ class RoomLink:
         self.dist.visible = True
 
 
-def link_for_session(code_text: str | None, teacher: bool) -> RoomLink:
+def link_for_session(code_text: str | None, teacher: bool,
+                     known: Mapping[str, Any] | None = None) -> RoomLink:
     """The link for a ``/lab?room=CODE`` session (``teacher``: the request had a valid
-    ``dplab_teacher`` cookie)."""
-    return RoomLink(code_text, teacher=teacher)
+    ``dplab_teacher`` cookie; ``known``: the room's state message as read for the page's first
+    card)."""
+    return RoomLink(code_text, teacher=teacher, known=known)

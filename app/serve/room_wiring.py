@@ -6,14 +6,19 @@
   and never copied into the Bokeh session token that the page embeds
   (:data:`EXCLUDE_COOKIES`, :data:`EXCLUDE_HEADERS`).
 - ``/lab?room=CODE`` gets a :class:`app.room.link.RoomLink` (:func:`lab_link`).
+- The card streamed before that page is built shows the room's state, read from the store
+  (:func:`first_paint_args`); the page is then built with the same state (no default card in
+  between).
 - The teacher token: ``DPLAB_TEACHER_TOKEN``, or one made at start and printed once
   (:func:`announce_token`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 import tornado.web
@@ -23,6 +28,12 @@ from app.room import tokens
 EXCLUDE_COOKIES = [tokens.COOKIE]
 EXCLUDE_HEADERS = ["Cookie"]
 _TEACHER: contextvars.ContextVar[bool] = contextvars.ContextVar("dplab_teacher", default=False)
+# (code, state message) the first card of this request was made from (None: not read)
+_ROOM_STATE: contextvars.ContextVar[tuple[str, Mapping[str, Any]] | None] = \
+    contextvars.ContextVar("dplab_room_state", default=None)
+# Address names a following lab keeps from its own address (the rest is the room's state).
+_OWN = ("lang", "size", "theme", "room")
+STATE_READ_S = 1.0  # a store slower than this: the first card is the lab's own
 
 
 def install_teacher_check() -> None:
@@ -56,9 +67,40 @@ def lab_link(args: dict[str, str]) -> Any:
     """The room link of a ``/lab`` session (None without ``room`` in its address)."""
     if "room" not in args:
         return None
+    from app.room import codes
     from app.room.link import link_for_session
 
-    return link_for_session(args["room"], teacher=request_is_teacher())
+    read = _ROOM_STATE.get()
+    known = read[1] if read is not None and read[0] == codes.normalise(args["room"]) else None
+    return link_for_session(args["room"], teacher=request_is_teacher(), known=known)
+
+
+async def first_paint_args(args: Mapping[str, str]) -> dict[str, str]:
+    """The address the first card of ``/lab?room=CODE`` is made from: the page options of the
+    request's own address and the room's lab state (read from the store; kept for the page
+    build). A tour step in the room's state adds ``tour`` (its card is not sent early). The
+    address as given when there is no such room, or the store does not answer in time."""
+    from app.room import codes
+    from app.room.hub import get_hub
+    from app.room.store import StoreDown
+
+    code = codes.normalise(args.get("room"))
+    if not code:
+        return dict(args)
+    try:
+        msg = await asyncio.wait_for(get_hub().state(code), STATE_READ_S)
+    except (StoreDown, TimeoutError):
+        return dict(args)
+    if msg is None:
+        return dict(args)
+    _ROOM_STATE.set((code, msg))
+    snap = msg.get("snap") or {}
+    out = {k: v for k, v in args.items() if k in _OWN}
+    lab = snap.get("lab") or {}
+    out.update({str(k): str(v) for k, v in lab.items() if str(k) not in _OWN})
+    if int(snap.get("tour") or 0):
+        out["tour"] = str(int(snap["tour"]))
+    return out
 
 
 def plain_routes(https: bool = False) -> list[tuple[str, type[tornado.web.RequestHandler], Any]]:

@@ -4,6 +4,8 @@ A page with an :data:`app.shell.first_paint.EARLY` function (/lab) sends the sta
 ``<head>`` and its card at once, before it is built (and before its turn), then the held-back
 scripts and style sheets and the page itself. The ``<head>`` comes from the last page built for
 the same key (path, language, size, theme); until one exists a minimal ``<head>`` goes first.
+In a live class (``/lab?room=CODE``) the card is made from the room's state
+(app/serve/room_wiring.py).
 """
 
 from __future__ import annotations
@@ -165,7 +167,7 @@ def streaming_doc_handler(base: type) -> type:
         _dp_stream: tuple[tuple[str, ...], str] | None = None
 
         async def get(self, *args: Any, **kwargs: Any) -> None:
-            plan = self._dp_plan()
+            plan = await self._dp_plan()
             if plan is None:
                 await super().get(*args, **kwargs)
                 return
@@ -180,7 +182,7 @@ def streaming_doc_handler(base: type) -> type:
             self._dp_stream = (plan.key, head)  # the next write is the built page
             await super().get(*args, **kwargs)
 
-        def _dp_plan(self) -> Early | None:
+        async def _dp_plan(self) -> Early | None:
             if not first_paint.ENABLED:  # read at each request (benchmarks switch it)
                 return None
             early = EARLY.get(getattr(self.application_context, "url", ""))
@@ -189,6 +191,10 @@ def streaming_doc_handler(base: type) -> type:
             args = {k: v[0].decode("utf-8", "replace")
                     for k, v in (self.request.arguments or {}).items() if v}
             try:
+                if "room" in args:  # a live class: the card shows the room's state
+                    from app.serve.room_wiring import first_paint_args
+
+                    args = await first_paint_args(args)
                 return early(args, self.request.headers.get("Accept-Language"))
             except Exception:  # the page build reports its own errors
                 return None

@@ -2,7 +2,8 @@
 starts) when a worker is killed in the middle of the class: the teacher and the students on the
 other worker go on following; the killed worker's students reconnect through the balancer (their
 affinity cookie names the dead worker: HAProxy sends them to the live one), open the lab at the
-room's state and follow the teacher again; the room counts each student once.
+room's state (the card streamed before the page is built too) and follow the teacher again; the
+room counts each student once.
 
 Protocol-level tabs (benchmarks/wsclient.py). Timeouts bound a hang; nothing asserts a duration.
 """
@@ -99,6 +100,8 @@ async def _class(prod: Prod, lab: str, code: str, cookie: str) -> None:
     back = [await wsclient.Tab.open(lab, cookie="w2") for _ in gone]
     assert [t.worker for t in back] == ["w1"] * 3
     for t in back:
+        # the card streamed before the page is built is the room's too (read from Redis)
+        assert wsclient.card_sigma(t.page.body) == "0.5012", wsclient.card_sigma(t.page.body)
         await t.wait_latest("dp-card-pane", lambda s: wsclient.card_sigma(s) == "0.5012")
         await t.wait_latest("dp-room-banner", lambda s: "Following the instructor" in s)
     await wsclient.move_sigma(teacher, 0.6)  # 3.981
