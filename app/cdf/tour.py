@@ -5,42 +5,29 @@ Each step (``lessons/cdftour.<lang>.toml``) has a ``start`` state, set when the 
 a ``cdf`` state, set with the reveal: the student predicts what the change will do (the degree
 slider's cost, a new seed, auto's switch to a histogram, the isotonic repair, the ledger after
 more releases) before seeing it. :class:`CDFTourState` is plain param (unit-tested without a
-browser); :class:`CDFTourPanel` is its view; :class:`TourKeys` forwards ← / → (and the shared
-``?``, ``p``, ``d``) from the page, from ``assets/dplab-keybridge.js``. The step is in the
-address (``tour=3``) so an instructor can project a step.
+browser); :class:`CDFTourPanel` is its view; the shared KeyBridge (app/shell/tour.py) forwards
+← / → (and ``?``, ``p``, ``d``) from the page, from ``assets/dplab-keybridge.js``. The step is
+in the address (``tour=3``) so an instructor can project a step.
 """
 
 from __future__ import annotations
 
 import html
 import logging
-import re
 from typing import Any
 
-import panel as pn
 import param
-from markdown_it import MarkdownIt
 
 import lessons
 from app.cdf.state import CDFState
-from app.shell import assets, widgets
 from app.shell.i18n import t
-from app.shell.tour import StepTour, step_from_address
+from app.shell.tour import KeyBridge, StepPanel, StepTour, step_from_address
+from app.shell.tour import help_html as shell_help
 
 log = logging.getLogger(__name__)
 
-_MD = MarkdownIt("commonmark", {"html": False})
-_TERM_TEXT = re.compile(r"\[\[([a-z0-9-]+)(?:\|([^\]]+))?\]\]")
 # The /cdf names a step sets, reset to their defaults first (a step is a reproducible state).
 _RESET = ("dataset", "n", "eps", "delta", "method", "noise_seed", "auto_degree", "degree")
-PANEL_STYLES = {"border": "3px solid #0b4f6c", "border-radius": "10px", "padding": "4px 10px 8px",
-                "background": "rgba(11, 79, 108, 0.05)"}
-TOUR_CSS = assets.text("dplab-tour.css")
-
-
-def _md(text: str, inline: bool = False) -> str:
-    text = _TERM_TEXT.sub(lambda m: m.group(2) or m.group(1).replace("-", " "), text)
-    return _MD.renderInline(text) if inline else _MD.render(text)
 
 
 class CDFTourState(StepTour):
@@ -49,12 +36,7 @@ class CDFTourState(StepTour):
     def __init__(self, steps: tuple[lessons.CDFTourStep, ...], state: CDFState,
                  **params: Any) -> None:
         super().__init__(steps, **params)
-        self.steps = steps
         self.state = state
-
-    @property
-    def current(self) -> lessons.CDFTourStep | None:
-        return self.steps[self.step - 1] if 1 <= self.step <= self.total else None
 
     def _set(self, args: dict[str, str]) -> None:
         defaults = {name: self.state.param[name].default for name in _RESET}
@@ -90,115 +72,24 @@ class CDFTourState(StepTour):
         self.revealed = True
 
 
-class TourKeys(pn.custom.JSComponent):
-    """Document-wide shortcuts -> ``event`` ("<key>#<count>"), and the ``?`` overlay (the
-    shared script of the lab's shortcuts; keys typed into a field or on a slider are left
-    alone, so the arrows keep moving a focused degree slider)."""
-
-    event = param.String(default="", doc="Last shortcut as '<key>#<count>'.")
-    help_html = param.String(default="", doc="Trusted HTML of the help overlay.")
-    close_label = param.String(default="Close", doc="Label of the overlay's close button.")
-
-    _esm = assets.path("dplab-keybridge.js")
-
-
 def help_html(lang: str) -> str:
-    rows = "".join(
-        f"<tr><td><kbd>{html.escape(k)}</kbd></td><td>{html.escape(t(key, lang))}</td></tr>"
-        for k, key in (("← →", "cdftour.help.steps"), ("p", "cdftour.help.projector"),
+    return shell_help(lang, "cdftour.help.title",
+                      (("← →", "cdftour.help.steps"), ("p", "cdftour.help.projector"),
                        ("d", "cdftour.help.folds"), ("?", "cdftour.help.help"),
-                       ("Esc", "cdftour.help.close")))
-    return (f'<h2 id="dp-help-title" style="margin-top:0">'
-            f'{html.escape(t("cdftour.help.title", lang))}</h2>'
-            f'<table style="border-collapse:collapse">{rows}</table>'
-            f'<p>{html.escape(t("cdftour.help.sliders", lang))}</p>')
+                       ("Esc", "cdftour.help.close")), sliders_key="cdftour.help.sliders")
 
 
-class CDFTourPanel:
-    """The step panel (css class ``dp-tour-step``) and its buttons, bound to a CDFTourState."""
+class CDFTourPanel(StepPanel):
+    """The /cdf step panel: its own opener, region name and the note while a step waits."""
 
-    def __init__(self, tour: CDFTourState, lang: str) -> None:
-        self.tour, self.lang = tour, lang
-        self.text = widgets.TextPane("", stylesheets=[TOUR_CSS], sizing_mode="stretch_width",
-                                     margin=0)
-        self.options = pn.FlexBox(sizing_mode="stretch_width", margin=0,
-                                  css_classes=["dp-tour-options"])
+    start_key = "cdftour.start"
+    keys_key = "cdftour.keys"
 
-        def button(key: str, cls: str, kind: str = "default") -> pn.widgets.Button:
-            return pn.widgets.Button(label=t(key, lang), button_type=kind, css_classes=[cls])
+    def region_label(self, count: str) -> str:
+        return t("cdftour.label", self.lang)
 
-        self.reveal_btn = button("tour.reveal", "dp-tour-reveal-btn")
-        self.back_btn = button("tour.back", "dp-tour-back")
-        self.next_btn = button("tour.next", "dp-tour-next", "primary")
-        self.close_btn = button("tour.close", "dp-tour-close", "light")
-        self.start_btn = button("cdftour.start", "dp-tour-start", "primary")
-        self.reveal_btn.on_click(lambda e: self.tour.reveal())
-        self.back_btn.on_click(lambda e: self.tour.back())
-        self.next_btn.on_click(lambda e: self.tour.next())
-        self.close_btn.on_click(lambda e: self.tour.go(0))
-        self.start_btn.on_click(lambda e: self.tour.go(1))
-        self.panel = pn.Column(self.text, self.options, self.reveal_btn,
-                               pn.Row(self.back_btn, self.next_btn, self.close_btn, margin=0),
-                               css_classes=["dp-tour-step"], sizing_mode="stretch_width",
-                               margin=(0, 0, 10, 0), styles=PANEL_STYLES)
-        self.opener = pn.Row(self.start_btn, margin=(0, 0, 6, 0))
-        self.tour.param.watch(lambda *e: self.refresh(), ["step", "choice", "revealed"])
-        self.refresh()
-
-    def _option(self, i: int, text: str) -> pn.widgets.Button:
-        b = pn.widgets.Button(label=text, button_type="default",
-                              css_classes=["dp-tour-option", f"dp-tour-option-{i}"],
-                              margin=(2, 6, 2, 0))
-
-        def choose(_event: object, k: int = i) -> None:
-            self.tour.predict(k)
-
-        b.on_click(choose)
-        return b
-
-    def refresh(self) -> None:
-        tour, lang = self.tour, self.lang
-        cur = tour.current
-        self.panel.visible = cur is not None
-        self.opener.visible = cur is None
-        if cur is None:
-            self.text.object = ""
-            self.options.objects = []
-            return
-        count = t("tour.count", lang, k=tour.step, n=tour.total)
-        parts = [f'<div class="dp-tour" role="region" '
-                 f'aria-label="{html.escape(t("cdftour.label", lang))}">'
-                 f'<p class="dp-tour-count" aria-live="polite">{html.escape(count)}</p>'
-                 f"<h2>{_md(cur.title, inline=True)}</h2>{_md(cur.body)}"]
-        waiting = cur.predict is not None and not tour.revealed
-        if cur.predict is not None:
-            parts.append(f'<p class="dp-tour-predict">{_md(cur.predict, inline=True)}</p>')
-            if waiting:
-                parts.append(f'<p class="dp-muted">{html.escape(t("cdftour.reveal_note", lang))}'
-                             "</p>")
-            else:
-                right = cur.options[cur.answer or 0]
-                if tour.choice >= 0:
-                    key = "tour.right" if tour.choice == cur.answer else "tour.wrong"
-                    msg = t(key, lang, choice=cur.options[tour.choice], answer=right)
-                else:
-                    msg = t("tour.answer", lang, answer=right)
-                parts.append(f'<p class="dp-tour-result" role="status">{html.escape(msg)}</p>')
-                if cur.reveal:
-                    parts.append(f'<div class="dp-tour-reveal">{_md(cur.reveal)}</div>')
-        parts.append(f'<p class="dp-tour-keys">{t("cdftour.keys", lang)}</p></div>')
-        self.text.object = "".join(parts)
-        self.options.objects = ([self._option(i, o) for i, o in enumerate(cur.options)]
-                                if waiting else [])
-        self.reveal_btn.visible = waiting
-        self.back_btn.disabled = tour.step <= 1
-        self.next_btn.disabled = tour.step >= tour.total
-
-    def on_key(self, key: str) -> None:
-        if key == "ArrowRight" and self.tour.step:
-            self.tour.next()
-        elif key == "ArrowLeft" and self.tour.step:
-            self.tour.back()
+    def waiting_note(self) -> str:
+        return f'<p class="dp-muted">{html.escape(t("cdftour.reveal_note", self.lang))}</p>'
 
 
 def attach(state: CDFState, lang: str, tour_arg: str | None
@@ -215,7 +106,7 @@ def attach(state: CDFState, lang: str, tour_arg: str | None
         return [], notices, None
     ts = CDFTourState(steps, state)
     panel = CDFTourPanel(ts, lang)
-    keys = TourKeys(help_html=help_html(lang), close_label=t("cdftour.help.close", lang),
+    keys = KeyBridge(help_html=help_html(lang), close_label=t("cdftour.help.close", lang),
                     height=0, width=0, margin=0)
     keys.param.watch(lambda e: panel.on_key(e.new.split("#", 1)[0]), "event")
     if tour_arg:
