@@ -159,14 +159,16 @@ def test_placeholders_fail_loudly() -> None:
 PLACE_WORDS = {
     "en": re.compile(r"\b(card|plot|curve|table|panel|slider)\*?\*? (on|to) the (left|right)\b"
                      r"|\bscroll (down|up)\b", re.I),
-    "ko": re.compile(r"(왼쪽|오른쪽)(의|에 있는)?\s*(\*\*)?(인증|밀도|카드|그림|곡선|표|조절기)"
+    "ko": re.compile(r"(왼쪽|오른쪽)(의|에 있는)?\s*(아래|위)?\s*(\*\*)?\"?"
+                     r"(인증|밀도|카드|그림|곡선|표|조절기|프라이버시)"
                      r"|아래로 내려|위로 올라"),
 }
 
 
+@pytest.mark.parametrize("tour", ["tour", "cdftour"])
 @pytest.mark.parametrize("lang", LANGS)
-def test_tour_steps_name_views_by_heading_not_position(lang: str) -> None:
-    raw = lessons.read_source("tour", lang)
+def test_tour_steps_name_views_by_heading_not_position(lang: str, tour: str) -> None:
+    raw = lessons.read_source(tour, lang)
     placed = [(s["id"], m.group(0)) for s in raw["step"] for field in ("body", "predict")
               for m in PLACE_WORDS[lang].finditer(s.get(field, ""))]
     assert placed == []
