@@ -16,6 +16,7 @@ from app.cdf import views
 from app.cdf.inputs import DATASETS, METHOD_CHOICES, STREAM_MODES, UPLOAD
 from app.cdf.panes import text_pane
 from app.cdf.widgets import UploadBox
+from app.shell import assets
 from app.shell.numbers import fmt_input
 from app.shell.widgets import ImmediateIntSlider, ImmediateSlider, ImmediateText
 
@@ -80,7 +81,9 @@ class CDFControls:
                                           css_classes=["dp-cdf-auto"])
         self.w_degree = ImmediateIntSlider(name=self.tr("cdf.ctl.degree"), start=0, end=64,
                                            value=s.degree,
-                               css_classes=["dp-cdf-degree-slider"], **wide)
+                                           css_classes=["dp-cdf-degree-slider"],
+                                           stylesheets=[assets.text("dplab-cdf-slider.css")],
+                                           **wide)
         self.w_teacher = pn.widgets.Checkbox(name=self.tr("cdf.ctl.teacher"), value=s.teacher,
                                              css_classes=["dp-cdf-teacher"])
         # public value spacing (real data and uploads)

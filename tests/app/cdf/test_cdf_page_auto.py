@@ -72,3 +72,15 @@ def test_a_bad_value_spacing_marks_the_plot_stale() -> None:
     assert state.lattice_h == 1.0
     assert "Value spacing h" in page.stale_note.object
     assert "16.4" in page.err["lattice_h"].object
+
+
+def test_dark_text_colours_are_the_dark_palettes() -> None:
+    import re
+
+    from app.shell import assets, theme
+
+    css = assets.text("dplab-cdf-dark.css")
+    dark = theme.PALETTES["dark"]
+    m = re.search(r"\.dp-error \{ color: (#[0-9a-f]{6}); \}", css)
+    assert m is not None and m.group(1) == dark.failed
+    assert dark.claim in css
