@@ -354,8 +354,8 @@ def _against_data(v: dict[str, str]) -> None:
                 xs = sample(shape, N, _data_rng(seed))
                 ref = RefGrid(ecdf(xs), 0.0, 1.0)
                 runs: list[tuple[str, str, dict[str, object]]] = [
-                    ("auto", "auto", {}), ("pp", "pp", {"degree": "auto"}),
-                    *((f"h{b}", "hq", {"bins": b}) for b in EC_BINS)]
+                    ("auto", "auto", {}), ("pp", "pp", {"degree": "auto"})]
+                runs += [(f"h{b}", "hq", {"bins": b}) for b in EC_BINS]
                 for label, method, opts in runs:
                     est = estimate(xs, bounds=(0.0, 1.0), eps=eps, delta=DELTA, method=method,
                                    rng=_noise_rng(seed), **opts)
