@@ -15,6 +15,13 @@ Modes (one per run; each prints a table and one JSON line, ``--json FILE`` appen
   run: one student opening alone (median of 3).
 - ``memory``: server RSS before any class, with N idle sessions open, and after they close and
   the server discards them (Bokeh drops a closed session after ~15-35 s), ``--cycles`` times.
+- ``follow``: a live class. The teacher signs in (``POST /teach``, token ``--token`` or the
+  one given to the server started here) and opens ``/lab?room=CODE``; N students open it too
+  and follow; the teacher moves the σ slider ``--moves`` times, one every ``--interval`` s.
+  Figures: teacher's release -> each follower's card shows the new σ, p50 / p95 / max, lost
+  (no new card within ``--lost-after`` s), server CPU per move and per follower and move.
+  Baseline in the same run, on the same server and room just before the class: the teacher
+  and one follower ("one follower"), ``--baseline-moves`` moves.
 
 Server: by default the script starts ``python -m``-style ``app.serve.server.serve`` from
 ``--server-root`` (default: this checkout) on a free loopback port and stops it afterwards;
@@ -33,6 +40,8 @@ Usage examples (2-core machine; keep runs short):
   .venv/bin/python benchmarks/classroom_load.py moves --students 200 --duration 60
   .venv/bin/python benchmarks/classroom_load.py open --students 50
   .venv/bin/python benchmarks/classroom_load.py memory --students 100 --cycles 2
+  .venv/bin/python benchmarks/classroom_load.py follow --students 300 \
+      --server-cmd scripts/serve-prod
 This is a script, not a test: it asserts nothing about wall-clock time.
 """
 
@@ -58,7 +67,17 @@ from pathlib import Path
 from typing import Any
 
 from _common import APP_MODULES, ROOT, free_port, pct, server_code, server_env
-from wsclient import LabTab, Move, OpenTimes
+from wsclient import (
+    Follower,
+    LabTab,
+    Move,
+    OpenTimes,
+    Tab,
+    follow_values,
+    open_followers,
+    teacher_move,
+    teacher_sign_in,
+)
 
 SIGMA_LOG = (-0.5, 0.8)  # σ from 0.32 to 6.3 on the slider: always inside the valid h range
 EPS_RANGE = (0.2, 6.0)
@@ -233,6 +252,9 @@ def start_server(args: argparse.Namespace) -> Server:
                      DPLAB_BENCH_VARIANT=args.variant, DPLAB_ADDRESS="127.0.0.1",
                      DPLAB_PORT=str(port),
                      DPLAB_PYTHON=os.environ.get("DPLAB_PYTHON", sys.executable))
+    if args.mode == "follow":  # the class's teacher; serve-prod's cap is per worker
+        env.update(DPLAB_TEACHER_TOKEN=args.token,
+                   DPLAB_MAX_SESSIONS=str(max(150, args.students + 50)))
     if args.server_cmd:
         cmd = shlex.split(args.server_cmd)
     else:
@@ -577,6 +599,75 @@ async def run_memory(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
             "mb_per_session": max(c["mb_per_session"] for c in cycles), **w}
 
 
+async def follow_round(teacher: Tab, followers: list[Follower], moves: int, interval: float,
+                       lost_after: float) -> tuple[list[float], int]:
+    lat: list[float] = []
+    lost = 0
+    for v in follow_values(moves):
+        sent = time.perf_counter()
+        got, missed = await teacher_move(teacher, followers, v, lost_after)
+        lat += got
+        lost += missed
+        await asyncio.sleep(max(0.0, interval - (time.perf_counter() - sent)))
+    return lat, lost
+
+
+async def run_follow(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
+    await warm_up(f"{srv.url}{args.path}")
+    cookie, code = await teacher_sign_in(srv.url, args.token)
+    teacher = await Tab.open(f"{srv.url}/lab?room={code}&lang=en",
+                             extra_cookies={"dplab_teacher": cookie})
+    # baseline: the same room with one follower
+    one, errs = await open_followers(srv.url, code, 1)
+    if not one:
+        raise SystemExit(f"baseline follower failed to open: {errs}")
+    b_lat, b_lost = await follow_round(teacher, one, args.baseline_moves, 0.5, args.lost_after)
+    await one[0].close()
+    base = {"p50_ms": 1000 * pct(b_lat, 0.5), "p95_ms": 1000 * pct(b_lat, 0.95)}
+    print(f"baseline (one follower): p50 {base['p50_ms']:.0f} ms  p95 {base['p95_ms']:.0f} ms  "
+          f"lost {b_lost}/{args.baseline_moves}", file=sys.stderr, flush=True)
+    t_open = time.perf_counter()
+    followers, open_errors = await open_followers(srv.url, code, args.students,
+                                                  args.concurrency, args.open_timeout)
+    opened_s = time.perf_counter() - t_open
+    workers: dict[str, int] = {}
+    for f in followers:
+        workers[f.worker or "-"] = workers.get(f.worker or "-", 0) + 1
+    print(f"{len(followers)} followers open after {opened_s:.1f} s ({len(open_errors)} failed); "
+          f"per worker {workers}", file=sys.stderr, flush=True)
+    await asyncio.sleep(3.0)
+    lag: list[float] = []
+    stop = asyncio.Event()
+    lag_task = asyncio.create_task(loop_lag(lag, stop))
+    win = Window.start(srv.pid)
+    rss_task = asyncio.create_task(sample_rss(srv.pid, win, stop))
+    prof = start_profile(args, srv.pid, args.moves * args.interval + 5)
+    lat, lost = await follow_round(teacher, followers, args.moves, args.interval,
+                                   args.lost_after)
+    w = win.result(srv.pid)
+    stop.set()
+    await asyncio.gather(lag_task, rss_task)
+    stop_profile(prof)
+    for t in [teacher, *followers]:
+        await t.close()
+    deliveries = len(lat) + lost
+    cpu_s = w["server_cpu_pct"] * w["wall_s"] / 100
+    return {"mode": "follow", "label": args.label, "students": args.students,
+            "open": len(followers), "open_failed": len(open_errors), "open_s": opened_s,
+            "per_worker": workers, "teacher_moves": args.moves, "interval_s": args.interval,
+            "deliveries": deliveries, "lost": lost,
+            "p50_ms": 1000 * pct(lat, 0.5), "p95_ms": 1000 * pct(lat, 0.95),
+            "max_ms": 1000 * max(lat) if lat else math.nan,
+            "baseline": "one follower", "base_p50_ms": base["p50_ms"],
+            "base_p95_ms": base["p95_ms"], "base_lost": b_lost,
+            "ratio_p50": 1000 * pct(lat, 0.5) / base["p50_ms"],
+            "ratio_p95": 1000 * pct(lat, 0.95) / base["p95_ms"],
+            "server_cpu_ms_per_move": 1000 * cpu_s / max(1, args.moves),
+            "server_cpu_ms_per_delivery": 1000 * cpu_s / max(1, deliveries),
+            **w, "client_lag_p99_ms": 1000 * pct(lag, 0.99),
+            "errors_sample": open_errors[:3]}
+
+
 def report(r: dict[str, Any]) -> str:
     lines = [f"== {r['mode']} [{r['label']}] students={r['students']}  "
              f"load avg {r['load_start']} -> {r['load_end']}  "
@@ -594,6 +685,21 @@ def report(r: dict[str, Any]) -> str:
             f"opening: {r['open']} open ({r['scroll']:.0%} scroll down), "
             f"{r['open_failed']} failed, p95 {r['open_p95_s']:.1f} s "
             f"(ramp {r['ramp_s']:.0f} s, server CPU {r['ramp_server_cpu_pct']:.0f} %)",
+        ]
+    elif r["mode"] == "follow":
+        lines += [
+            f"teacher move -> follower's card p50 {r['p50_ms']:.0f} ms  p95 {r['p95_ms']:.0f} ms"
+            f"  max {r['max_ms']:.0f} ms  lost {r['lost']}/{r['deliveries']} "
+            f"({r['open']} followers x {r['teacher_moves']} moves)",
+            f"baseline (one follower): p50 {r['base_p50_ms']:.0f} ms  "
+            f"p95 {r['base_p95_ms']:.0f} ms  -> ratio p50 {r['ratio_p50']:.2f}x  "
+            f"p95 {r['ratio_p95']:.2f}x",
+            f"server CPU {r['server_cpu_pct']:.0f} % of one core "
+            f"({r['server_cpu_ms_per_move']:.0f} ms per move, "
+            f"{r['server_cpu_ms_per_delivery']:.2f} ms per follower and move)  "
+            f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f})",
+            f"opening: {r['open']} open, {r['open_failed']} failed, in {r['open_s']:.0f} s; "
+            f"per worker {r['per_worker']}",
         ]
     elif r["mode"] == "open":
         lines += [
@@ -637,7 +743,7 @@ def report(r: dict[str, Any]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=["moves", "open", "memory"])
+    ap.add_argument("mode", choices=["moves", "open", "memory", "follow"])
     ap.add_argument("--students", type=int, default=100)
     ap.add_argument("--label", default="current")
     ap.add_argument("--url", help="target a running server (e.g. the balancer)")
@@ -661,10 +767,21 @@ def main() -> None:
     ap.add_argument("--linger", type=float, default=45.0,
                     help="memory: seconds for the server to discard closed sessions")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--moves", type=int, default=30, help="follow: the teacher's moves")
+    ap.add_argument("--concurrency", type=int, default=8,
+                    help="follow: students opening at once")
+    ap.add_argument("--token", default="",
+                    help="follow: the teacher token (with --url; else one is made)")
     ap.add_argument("--profile", help="py-spy output file for the measured window")
     ap.add_argument("--profile-format", default="speedscope", choices=["speedscope", "raw"])
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     args = ap.parse_args()
+    if args.mode == "follow" and not args.token:
+        if args.url:
+            raise SystemExit("follow with --url needs the server's --token")
+        import secrets
+
+        args.token = secrets.token_urlsafe(12)
 
     from tornado.httpclient import AsyncHTTPClient
 
@@ -672,7 +789,8 @@ def main() -> None:
     AsyncHTTPClient.configure(None, max_clients=10_000)
     srv = start_server(args)
     try:
-        run = {"moves": run_moves, "open": run_open, "memory": run_memory}[args.mode]
+        run = {"moves": run_moves, "open": run_open, "memory": run_memory,
+               "follow": run_follow}[args.mode]
         r = asyncio.run(run(args, srv))
     finally:
         srv.stop()

@@ -5,7 +5,9 @@ Protocol level (benchmarks/wsclient.py): the teacher signs in (``POST /teach``),
 (through the balancer, so they land on every worker); then the teacher makes ``--moves`` σ
 moves, one every ``--interval`` s. For each move: the time from the teacher's first frame to
 the moment each follower's card shows the new σ (latency), and followers that never see it
-within ``--lost-after`` s (lost). Also: the teacher's own card, and the server's CPU per move.
+within ``--lost-after`` s (lost). Also: the server's CPU per move. The follow scenario of
+benchmarks/classroom_load.py runs the same class (the shared parts are in wsclient.py) with a
+baseline measured in the same run.
 
     .venv/bin/python benchmarks/room_follow.py --students 100 --server-cmd scripts/serve-prod
     .venv/bin/python benchmarks/room_follow.py --students 100   # one process, in-process store
@@ -17,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import secrets
 import signal
 import subprocess
@@ -30,48 +31,6 @@ sys.path.insert(0, str(HERE))
 
 import wsclient  # noqa: E402
 from _common import ROOT, free_port, pct, server_env  # noqa: E402
-
-
-class Follower(wsclient.Tab):
-    """A student's tab that notes when its card first shows each σ."""
-
-    def __init__(self, url: str, page: wsclient.Page) -> None:
-        super().__init__(url, page)
-        self.seen: dict[str, float] = {}
-
-    async def _on_push(self, msg: wsclient.Message) -> None:
-        card = self.by_class.get("dp-card-pane")
-        cj = msg.content_json
-        if card is None or f'"id":"{card}"' not in cj or "dp-sigma" not in cj:
-            return
-        for ev in msg.content.get("events", []):
-            if (ev.get("model") or {}).get("id") == card and ev.get("attr") == "text":
-                s = wsclient.card_sigma(str(ev.get("new", "")).replace("&quot;", '"'))
-                if s is None:
-                    import html
-
-                    s = wsclient.card_sigma(html.unescape(str(ev.get("new", ""))))
-                if s is not None and s not in self.seen:
-                    self.seen[s] = msg.received_at
-
-
-async def sign_in(base: str, token: str) -> tuple[str, str]:
-    from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
-
-    req = HTTPRequest(base + "/teach", method="POST", body=f"token={token}",
-                      follow_redirects=False, headers={"Origin": base})
-    try:
-        r = await AsyncHTTPClient().fetch(req)
-    except HTTPClientError as exc:
-        if exc.response is None:
-            raise
-        r = exc.response
-    if r.code != 303:
-        raise SystemExit(f"POST /teach answered {r.code}")
-    cookie = r.headers["Set-Cookie"].split(";", 1)[0].split("=", 1)[1]
-    m = re.search(r"room=([A-Z0-9]{6})", r.headers["Location"])
-    assert m
-    return cookie, m.group(1)
 
 
 def cpu_seconds(pid: int | None) -> float:
@@ -108,37 +67,14 @@ def _descends(p: int, root: int, ppid: int) -> bool:
 
 
 async def run(args: argparse.Namespace, base: str, token: str, pid: int | None) -> None:
-    cookie, code = await sign_in(base, token)
+    cookie, code = await wsclient.teacher_sign_in(base, token)
     teacher = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=en",
                                       extra_cookies={"dplab_teacher": cookie})
     t0 = time.perf_counter()
-    sem = asyncio.Semaphore(args.concurrency)
-
-    async def open_one(i: int) -> Follower | None:
-        async with sem:
-            url = f"{base}/lab?room={code}&lang={'en' if i % 2 else 'ko'}"
-            try:
-                page = await wsclient.get_page(url, timeout=120)
-                tab = Follower(url, page)
-                from tornado.httpclient import HTTPRequest
-
-                headers = {"Origin": base}
-                if page.cookies:
-                    headers["Cookie"] = wsclient.cookie_header(page.cookies)
-                assert page.token
-                await tab._connect(HTTPRequest(wsclient.ws_url(url), headers=headers,
-                                               request_timeout=120), page.token, 256 << 20, 120)
-                reply = await tab._pull_doc(120)
-                tab.by_class = wsclient.models_by_class(reply.content["doc"])
-                tab._reader = asyncio.create_task(tab._read_loop())
-                await asyncio.wait_for(await tab._patch([wsclient.DOCUMENT_READY]), 120)
-                return tab
-            except Exception as exc:
-                print(f"  student {i}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                return None
-
-    opened = await asyncio.gather(*(open_one(i) for i in range(args.students)))
-    students = [s for s in opened if s is not None]
+    students, errors = await wsclient.open_followers(base, code, args.students,
+                                                     args.concurrency)
+    for e in errors:
+        print(f"  a student did not open: {e}", file=sys.stderr)
     workers: dict[str, int] = {}
     for s in students:
         workers[s.worker or "-"] = workers.get(s.worker or "-", 0) + 1
@@ -147,30 +83,12 @@ async def run(args: argparse.Namespace, base: str, token: str, pid: int | None) 
     await asyncio.sleep(3.0)
     lat: list[float] = []
     lost = 0
-    teacher_lat: list[float] = []
     cpu0 = cpu_seconds(pid)
-    values = [0.05 * ((k % 20) + 1) * (1 if k % 2 else -1) for k in range(args.moves)]
-    for k, v in enumerate(values):
-        want = f"{wsclient.sigma_shown(v):.4g}"
+    for k, v in enumerate(wsclient.follow_values(args.moves)):
         sent = time.perf_counter()
-        await teacher.set("dp-slider-sigma", "value", v)
-        await teacher.set("dp-slider-sigma", "value_throttled", v)
-        deadline = sent + args.lost_after
-        while time.perf_counter() < deadline:
-            if all(_shows(s, want) for s in students):
-                break
-            await asyncio.sleep(0.005)
-        for s in students:
-            at = _seen_at(s, want)
-            if at is None:
-                lost += 1
-            else:
-                lat.append(at - sent)
-        tt = [m.received_at for m in teacher.pushed[-5:]]
-        if tt:
-            teacher_lat.append(max(tt) - sent)
-        for s in students:
-            s.seen.clear()
+        got, missed = await wsclient.teacher_move(teacher, students, v, args.lost_after)
+        lat += got
+        lost += missed
         await asyncio.sleep(max(0.0, args.interval - (time.perf_counter() - sent)))
         if (k + 1) % 10 == 0:
             print(f"  {k + 1} moves: p50 {pct(lat, .5) * 1e3:.0f} ms, p95 "
@@ -185,20 +103,6 @@ async def run(args: argparse.Namespace, base: str, token: str, pid: int | None) 
           f"({cpu / max(1, args.moves * len(students)) * 1e3:.2f} ms per follower)")
     for s in [teacher, *students]:
         await s.close()
-
-
-def _shows(s: Follower, want: str) -> bool:
-    return _seen_at(s, want) is not None
-
-
-def _seen_at(s: Follower, want: str) -> float | None:
-    for k, at in s.seen.items():
-        try:
-            if abs(float(k) - float(want)) <= 1e-9 * max(1.0, float(want)):
-                return at
-        except ValueError:
-            continue
-    return None
 
 
 def main() -> None:

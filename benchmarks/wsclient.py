@@ -27,7 +27,9 @@ This is the one protocol-level client of the project: the load benchmark drives
 through tests/conftest.py) drive :class:`Tab` (any page: ``set(css_class, attr, value)``, then
 ``wait_text``), :func:`get_page` (the balancer's affinity cookies) and the ``raw_*`` functions
 (a websocket on a plain socket that stops reading: the slow client). Both tab classes share
-:class:`Session` (messages in and out, replies matched to requests, pushes).
+:class:`Session` (messages in and out, replies matched to requests, pushes). A following class
+(benchmarks/room_follow.py and ``classroom_load.py follow``): :func:`teacher_sign_in`,
+:func:`open_followers` (:class:`Follower` tabs) and :func:`teacher_move`.
 
 Only the standard library and Tornado (a dependency of Bokeh) are used.
 """
@@ -902,3 +904,112 @@ def raw_read_message(s: socket.socket) -> tuple[str, Any]:
         msg = asm.feed(payload.decode() if op == 1 else payload)
         if msg is not None:
             return msg.msgtype, msg.content
+
+
+# ---------------------------------------------------------------------------------------------
+# a following class (the live class: benchmarks/room_follow.py, classroom_load.py follow)
+# ---------------------------------------------------------------------------------------------
+class Follower(Tab):
+    """A student's tab in a room that notes when its card first shows each σ (and keeps no
+    other push: hundreds of them run in one load client)."""
+
+    def __init__(self, url: str, page: Page) -> None:
+        super().__init__(url, page)
+        self.seen: dict[str, float] = {}
+
+    async def _on_push(self, msg: Message) -> None:
+        card = self.by_class.get("dp-card-pane")
+        cj = msg.content_json
+        if card is None or f'"id":"{card}"' not in cj or "dp-sigma" not in cj:
+            return
+        for ev in msg.content.get("events", []):
+            if (ev.get("model") or {}).get("id") == card and ev.get("attr") == "text":
+                s = card_sigma(html.unescape(str(ev.get("new", ""))))
+                if s is not None and s not in self.seen:
+                    self.seen[s] = msg.received_at
+
+    def seen_at(self, want: float) -> float | None:
+        """When the card first showed σ = ``want`` (None: not yet)."""
+        for k, at in self.seen.items():
+            try:
+                if abs(float(k) - want) <= 1e-9 * max(1.0, want):
+                    return at
+            except ValueError:
+                continue
+        return None
+
+
+async def teacher_sign_in(base: str, token: str) -> tuple[str, str]:
+    """``POST /teach`` with the teacher token: (the ``dplab_teacher`` cookie, the room code)."""
+    from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+
+    req = HTTPRequest(base + "/teach", method="POST", body=f"token={token}",
+                      follow_redirects=False, headers={"Origin": base})
+    try:
+        r = await AsyncHTTPClient().fetch(req)
+    except HTTPClientError as exc:
+        if exc.response is None:
+            raise
+        r = exc.response
+    if r.code != 303:
+        raise TabError(f"POST /teach answered {r.code}")
+    cookie = next(c.split(";", 1)[0].split("=", 1)[1] for c in r.headers.get_list("Set-Cookie")
+                  if c.startswith("dplab_teacher="))
+    m = re.search(r"room=([A-Z0-9]{6})", r.headers["Location"])
+    if m is None:
+        raise TabError(f"no room in {r.headers['Location']!r}")
+    return cookie, m.group(1)
+
+
+async def open_followers(base: str, code: str, n: int, concurrency: int = 8,
+                         timeout: float = 120.0) -> tuple[list[Follower], list[str]]:
+    """``n`` students open ``/lab?room=code`` (half in Korean), ``concurrency`` at a time:
+    (the tabs that opened, the errors of the others)."""
+    sem = asyncio.Semaphore(concurrency)
+    errors: list[str] = []
+
+    async def one(i: int) -> Follower | None:
+        async with sem:
+            url = f"{base}/lab?room={code}&lang={'en' if i % 2 else 'ko'}"
+            try:
+                tab = await Follower.open(url, timeout=timeout)
+                assert isinstance(tab, Follower)
+                return tab
+            except Exception as exc:
+                errors.append(f"{type(exc).__name__}: {exc}"[:200])
+                return None
+
+    opened = await asyncio.gather(*(one(i) for i in range(n)))
+    return [t for t in opened if t is not None], errors
+
+
+def follow_values(moves: int) -> list[float]:
+    """The teacher's σ slider positions (log10 σ): each differs from the one before."""
+    return [0.05 * ((k % 20) + 1) * (1 if k % 2 else -1) for k in range(moves)]
+
+
+async def teacher_move(teacher: Tab, followers: list[Follower], log10_sigma: float,
+                       lost_after: float) -> tuple[list[float], int]:
+    """The teacher releases the σ slider at ``log10_sigma``: (seconds from the teacher's first
+    frame to each follower's card showing the new σ, followers that did not within
+    ``lost_after`` s)."""
+    want = sigma_shown(log10_sigma)
+    for f in followers:
+        f.seen.clear()
+    sent = time.perf_counter()
+    await teacher.set("dp-slider-sigma", "value", log10_sigma)
+    await teacher.set("dp-slider-sigma", "value_throttled", log10_sigma)
+    deadline = sent + lost_after
+    while time.perf_counter() < deadline:
+        if all(f.seen_at(want) is not None for f in followers):
+            break
+        await asyncio.sleep(0.005)
+    lat: list[float] = []
+    lost = 0
+    for f in followers:
+        at = f.seen_at(want)
+        if at is None:
+            lost += 1
+        else:
+            lat.append(at - sent)
+    return lat, lost
