@@ -394,7 +394,9 @@ def auto_choice_html(state: CDFState, lang: str) -> str:
     if shape.kind == "tree" and shape.granularity is not None:
         key = "cdf.auto.lattice_flat" if shape.depth == 1 else "cdf.auto.lattice"
         h, size = g(shape.granularity, 6), n_text(shape.lattice_size, lang)
-        summary = t("cdf.auto.summary_lattice", lang, h=h, size=size, leaves=leaves, neps=neps)
+        summary = t("cdf.auto.summary_lattice_flat" if shape.depth == 1
+                    else "cdf.auto.summary_lattice", lang, h=h, size=size, leaves=leaves,
+                    neps=neps)
         what = t(key, lang, neps=neps, h=h, size=size, b=shape.branching, depth=shape.depth,
                  leaves=leaves, group=shape.group, nodes=nodes, mech=mech,
                  sd=g(shape.noise_sd, 3))

@@ -84,3 +84,25 @@ def test_dark_text_colours_are_the_dark_palettes() -> None:
     m = re.search(r"\.dp-error \{ color: (#[0-9a-f]{6}); \}", css)
     assert m is not None and m.group(1) == dark.failed
     assert dark.claim in css
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_a_one_level_tree_on_a_lattice_is_called_a_histogram(lang: str) -> None:
+    # ANES ages, whole years, n·ε = 944: auto's tree on the 83 lattice points has one level,
+    # which is a histogram; the first line says so (a "tree" with one level confused readers)
+    state = CDFState()
+    state.apply_url({"data": "anes96_age", "method": "auto", "gran": "1", "eps": "1"})
+    page = CDFPage(state=state, lang=lang)
+    shape = page.auto_box.object
+    assert "dp-cdf-auto-lattice" in shape
+    summary = shape.split('class="dp-cdf-auto-summary">', 1)[1].split("</p>", 1)[0]
+    head = t("cdf.auto.summary_lattice_flat", lang, h="1", size="83", leaves="@",
+             neps="944").split("@", 1)[0]
+    assert summary.startswith(head), summary
+    # a finer lattice or a larger n·ε gives a real tree and keeps the tree wording
+    state.apply_url({"data": "anes96_age", "method": "auto", "gran": "1", "eps": "10"})
+    page = CDFPage(state=state, lang=lang)
+    deep = page.auto_box.object.split('class="dp-cdf-auto-summary">', 1)[1]
+    tree_head = t("cdf.auto.summary_lattice", lang, h="1", size="83", leaves="@",
+                  neps="9,440").split("@", 1)[0]
+    assert deep.startswith(tree_head) and not deep.startswith(head), deep[:200]
