@@ -284,9 +284,7 @@ def start_profile(args: argparse.Namespace, pid: int | None, seconds: float
     pyspy = Path(sys.executable).parent / "py-spy"
     cmd = [str(pyspy), "record", "--pid", str(pid), "--duration", str(int(seconds)),
            "--rate", "100", "--format", args.profile_format, "--output", args.profile,
-           "--nonblocking"]
-    if args.server_cmd:
-        cmd.append("--subprocesses")
+           "--nonblocking", "--subprocesses"]  # (serve-prod: the workers are its children)
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 

@@ -3,7 +3,9 @@ concealment are what a live class shares.
 
 Applying a teacher's snapshot sets only the parameters that differ (one batch, so the page
 refreshes once), and the target values of a snapshot are computed once per process, not once
-per following student.
+per following student. The card of a snapshot (its HTML, per language and layout) is also made
+once per process: :meth:`LabFollowable.preview_room_snapshot` shows it on its own, before the
+whole snapshot is applied (controls, figures, texts), so every follower's card changes first.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any, Protocol
 
 import param
 
+from app.lab.card import card_html
 from app.lab.state import URL_NAMES, LabState
 from app.lab.tour import TourState
 
@@ -29,10 +32,27 @@ def _target(items: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     return {name: getattr(s, name) for name in SHARED}
 
 
+def _items(query: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((str(k), str(v)) for k, v in query.items() if k in URL_NAMES))
+
+
 def target_values(query: Mapping[str, str]) -> dict[str, Any]:
     """LabState values of an address query (cached: every follower gets the same snapshot)."""
-    items = tuple(sorted((str(k), str(v)) for k, v in query.items() if k in URL_NAMES))
-    return {k: (list(v) if isinstance(v, list) else v) for k, v in _target(items).items()}
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in _target(_items(query)).items()}
+
+
+@functools.lru_cache(maxsize=256)
+def _card(items: tuple[tuple[str, str], ...], lang: str, folded: bool) -> str:
+    s = LabState()
+    s.param.update(**{k: (list(v) if isinstance(v, list) else v)
+                      for k, v in _target(items).items()}, errors={})
+    return card_html(s, s.certification(), lang, folded=folded)
+
+
+def card_of(query: Mapping[str, str], lang: str, folded: bool) -> str:
+    """The card a lab at address ``query`` shows (made once per process, language and layout:
+    the same string for every follower)."""
+    return _card(_items(query), lang, folded)
 
 
 class FollowedLab(Protocol):
@@ -41,6 +61,8 @@ class FollowedLab(Protocol):
     lang: str
     state: LabState
     tour: TourState | None
+    card: Any  # the card's pane (``object``: its HTML)
+    _large: bool  # projector layout: the card's secondary parts folded
 
 
 class LabFollowable:
@@ -90,6 +112,15 @@ class LabFollowable:
                 tour.param.update(held=hold and not revealed, revealed=revealed)
         finally:
             self._applying = False
+
+    def preview_room_snapshot(self, snap: Mapping[str, Any]) -> bool:
+        lab, tour = self.lab, self.lab.tour
+        if tour is not None and (tour.step or int(snap.get("tour") or 0) or tour.concealed):
+            return False  # the tour's panel and concealment come with the whole snapshot
+        html = card_of(snap.get("lab") or {}, self.lang, bool(getattr(lab, "_large", False)))
+        if lab.card.object != html:
+            lab.card.object = html
+        return True
 
     def on_room_change(self, callback: Callable[[], None]) -> None:
         self._changed.append(callback)

@@ -1,7 +1,11 @@
 """A lab's tie to a room (:class:`RoomLink`, an ``app.shell.follow.PageLink``).
 
 - A student's lab follows: each room state is applied to the lab on its document's next tick
-  (``hold``: the card stays concealed until the teacher reveals). "Explore on my own"
+  (``hold``: the card stays concealed until the teacher reveals). In two steps, when the page
+  can (``preview_room_snapshot``): the card at once (made once per process for the whole
+  class), then the rest of the state (controls, figures) through this process's one
+  :class:`SlowLane`, one lab at a time, so the next change's cards overtake it and a lab that
+  fell behind gets only the newest state. "Explore on my own"
   (``dp-follow``, a toggle) detaches, "follow again" jumps back to the room's state. The only
   thing a student's session sends to the room is one answer per class question.
 - A teacher's lab (``/lab?room=CODE`` opened with the ``dplab_teacher`` cookie) leads: each
@@ -37,6 +41,46 @@ log = logging.getLogger("dplab.room")
 ROOM_CSS = assets.text("dplab-room-lab.css") + "\n" + assets.text("dplab-room-dist.css")
 LEADER_POLL_MS = 1000
 _RUNNING: set[asyncio.Future[None]] = set()  # the links' store calls in flight
+SLOW_STEP_TIMEOUT_S = 2.0  # a document that never runs its callback (a closed tab) is skipped
+
+
+class SlowLane:
+    """Applies the whole room state to the labs whose card was shown first, one lab at a time
+    (each on its own document's next tick): a new change's cards, delivered meanwhile, go ahead
+    of what is left; each lab gets the newest state once."""
+
+    def __init__(self) -> None:
+        self.queue: dict[RoomLink, None] = {}  # insertion-ordered set
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, link: RoomLink) -> None:
+        self.queue[link] = None
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while self.queue:
+            link = next(iter(self.queue))
+            del self.queue[link]
+            if link._ever_connected and not link._connected():
+                continue  # a closed tab
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+            def step(link: RoomLink = link, done: asyncio.Future[None] = done) -> None:
+                try:
+                    link._apply_full()
+                finally:
+                    if not done.done():
+                        done.set_result(None)
+
+            try:
+                link._in_doc(step)
+                await asyncio.wait_for(done, SLOW_STEP_TIMEOUT_S)
+            except Exception:
+                log.warning("room: a lab could not take the room's state", exc_info=True)
+
+
+SLOW_LANE = SlowLane()
 
 
 class RoomLink:
@@ -56,6 +100,7 @@ class RoomLink:
         self._publishing = False
         self._republish = False
         self._latest: Mapping[str, Any] | None = None
+        self._full: dict[str, Any] | None = None  # a snapshot whose card only is shown yet
         self._known = known  # the room's state as read for this page's first card
         self.banner = widgets.TextPane("", css_classes=["dp-room-banner"],
                                        stylesheets=[ROOM_CSS], sizing_mode="stretch_width",
@@ -99,7 +144,7 @@ class RoomLink:
         latest = self.hub.join(self)
         if self.doc is not None:
             try:
-                self.doc.on_session_destroyed(lambda ctx: self.hub.leave(self))
+                self.doc.on_session_destroyed(lambda ctx: self._left())
             except Exception:  # a document outside a server session (tests)
                 pass
         if latest is None and self._known is not None:
@@ -111,6 +156,10 @@ class RoomLink:
             self._spawn(self._fetch())
         self._render()
         return objects
+
+    def _left(self) -> None:
+        self.hub.leave(self)
+        SLOW_LANE.queue.pop(self, None)
 
     # ---- Member (app/room/hub.py) ----------------------------------------------------------
     def deliver(self, msg: Mapping[str, Any]) -> None:
@@ -203,14 +252,37 @@ class RoomLink:
             self._latest = msg
         show = self.state.accept(msg)
         if msg.get("type") == "ended":
+            self._apply_full()
             self.hub.leave(self)
             page.apply_room_snapshot(page.room_snapshot(), hold=False)
         elif show and not (self.state.role == "teacher" and msg.get("origin") == self.id):
             snap = dict(msg.get("snap") or {})
             q = self.state.question
             snap["question"] = q["id"] if q else ""
-            page.apply_room_snapshot(snap, hold=self.student)
+            if self.student and self._preview(snap):
+                self._full = snap
+                SLOW_LANE.add(self)
+            else:
+                self._full = None
+                page.apply_room_snapshot(snap, hold=self.student)
         self._render()
+
+    def _preview(self, snap: Mapping[str, Any]) -> bool:
+        page = self.page
+        preview = getattr(page, "preview_room_snapshot", None)
+        if preview is None:
+            return False
+        if self.doc is None or self.doc.session_context is None:
+            return bool(preview(snap))
+        with pn.io.unlocked():  # the card leaves now, ahead of the rest
+            return bool(preview(snap))
+
+    def _apply_full(self) -> None:
+        """The rest of a snapshot whose card was shown first (nothing when none waits)."""
+        snap, self._full = self._full, None
+        page = self.page
+        if snap is not None and page is not None:
+            page.apply_room_snapshot(snap, hold=self.student)
 
     def _on_toggle(self, event: Any) -> None:
         page = self.page
@@ -222,6 +294,7 @@ class RoomLink:
                 self._take(self._latest)
             self._spawn(self._fetch())  # and the newest state
         else:
+            self._apply_full()  # the student explores from where the class is
             self.state.detach()
             page.apply_room_snapshot(page.room_snapshot(), hold=False)
         self._render()

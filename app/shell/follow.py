@@ -8,7 +8,9 @@ once and puts the objects it returns above its main area. Neither wing imports t
 A *snapshot* is plain JSON data: the page's shared state (for the lab: its address query under
 ``"lab"``, the tour step under ``"tour"`` and whether the card is revealed under
 ``"revealed"``). A following page applies the teacher's snapshots; while ``hold`` is true it
-keeps what the teacher conceals concealed (the class predicts first).
+keeps what the teacher conceals concealed (the class predicts first). A following page may show
+the cheap part of a snapshot first (:meth:`Followable.preview_room_snapshot`) and the rest a
+moment later: a whole class then sees the teacher's change before any of them gets the figures.
 """
 
 from __future__ import annotations
@@ -28,6 +30,13 @@ class Followable(Protocol):
 
     def apply_room_snapshot(self, snap: Mapping[str, Any], *, hold: bool) -> None:
         """Show ``snap``; ``hold``: the student cannot reveal what it conceals."""
+        ...
+
+    def preview_room_snapshot(self, snap: Mapping[str, Any]) -> bool:
+        """Show at once the part of ``snap`` a student looks at first (the lab: its card, made
+        once per process and snapshot), when it can be shown alone; :meth:`apply_room_snapshot`
+        follows later with the rest. False (nothing shown) when it cannot (a tour step, a
+        concealed card): apply the whole snapshot at once then."""
         ...
 
     def on_room_change(self, callback: Callable[[], None]) -> None:
