@@ -66,6 +66,9 @@ class DensityView:
     peak: float
 
 
+# The views themselves are shared too (a live class: every follower of a process gets the same
+# state, so the same objects; their arrays are read-only).
+@functools.lru_cache(maxsize=CURVE_CACHE)
 def density_view(sensitivity: float, sigma: float, eps: float,
                  points: int = DENSITY_POINTS) -> DensityView:
     d = float(sensitivity)
@@ -83,10 +86,12 @@ def density_view(sensitivity: float, sigma: float, eps: float,
             # End the shaded region exactly at t so the picture matches the number.
             xe = np.append(x[mask], t)
             pe, qe = gaussian.densities(xe, d, sigma)
-            return DensityView(x, p, q, xe, np.asarray(pe), np.asarray(qe), lo, hi, t,
+            xe, pe, qe = _frozen(xe, pe, qe)
+            return DensityView(x, p, q, xe, pe, qe, lo, hi, t,
                                t_outside, w.p0, w.p1_scaled, w.log_p0, w.log_p1_scaled,
                                float(np.max(p)))
-    return DensityView(x, p, q, x[mask], p[mask], q[mask], lo, hi, t, t_outside, w.p0,
+    xm, pm, qm = _frozen(x[mask], p[mask], q[mask])
+    return DensityView(x, p, q, xm, pm, qm, lo, hi, t, t_outside, w.p0,
                        w.p1_scaled, w.log_p0, w.log_p1_scaled, float(np.max(p)))
 
 
@@ -119,6 +124,7 @@ def to_scale(log_delta: np.ndarray | float, scale: str) -> np.ndarray:
     return np.exp(ld)
 
 
+@functools.lru_cache(maxsize=CURVE_CACHE)
 def curve_view(sensitivity: float, sigma: float, eps: float, claimed: float, lo: float,
                hi: float, scale: str, points: int = CURVE_POINTS,
                claimed_log10: float | None = None) -> CurveView:
@@ -206,6 +212,7 @@ class SimulationView:
     t: float
 
 
+@functools.lru_cache(maxsize=SIM_CACHE)
 def simulation(sensitivity: float, sigma: float, eps: float, n: int, seed: int,
                lo: float, hi: float, bins: int = 40) -> SimulationView:
     """Simulated releases; synthetic noise only, so nothing private is released here."""

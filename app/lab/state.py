@@ -9,6 +9,7 @@ delta (plus our own: data, i, v, lo, hi, scale, lang is handled by the page).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -157,14 +158,13 @@ class LabState(param.Parameterized):
     @property
     def claim(self) -> Claim:
         """The claimed delta read exactly from its text, in log space (1e-400 stays 1e-400)."""
-        try:
-            return Claim.parse(self.delta_text)
-        except DPError:
-            return Claim.of(self.delta)
+        return _claim(self.delta_text, self.delta)
 
     def certification(self) -> Certification:
-        """dpcore's certification of this state's release, with the claim as typed."""
-        return certify(self.query, self.n, self.B, self.sigma, self.eps, self.claim)
+        """dpcore's certification of this state's release, with the claim as typed (shared by
+        every session of the process with the same inputs: a following class)."""
+        return _certification(self.query, self.n, self.B, self.sigma, self.eps,
+                              self.delta_text, self.delta)
 
     # ---- input ----------------------------------------------------------------------------
     def _fail(self, control: str, key: str, **fmt: Any) -> tuple[str, dict[str, Any]]:
@@ -394,3 +394,17 @@ class LabState(param.Parameterized):
                     bad("scale", args["scale"])
             self.param.update(errors={}, notices=notices)
         return notices
+
+
+@functools.lru_cache(maxsize=256)
+def _claim(delta_text: str, delta: float) -> Claim:
+    try:
+        return Claim.parse(delta_text)
+    except DPError:
+        return Claim.of(delta)
+
+
+@functools.lru_cache(maxsize=256)
+def _certification(query: str, n: int, B: float, sigma: float, eps: float, delta_text: str,
+                   delta: float) -> Certification:
+    return certify(query, n, B, sigma, eps, _claim(delta_text, delta))
