@@ -768,12 +768,18 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=30, help="follow: the teacher's moves")
     ap.add_argument("--concurrency", type=int, default=8,
                     help="follow: students opening at once")
+    ap.add_argument("--nodelay", action="store_true",
+                    help="TCP_NODELAY on the tabs' websockets, as browsers (wsclient.NODELAY)")
     ap.add_argument("--token", default="",
                     help="follow: the teacher token (with --url; else one is made)")
     ap.add_argument("--profile", help="py-spy output file for the measured window")
     ap.add_argument("--profile-format", default="speedscope", choices=["speedscope", "raw"])
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     args = ap.parse_args()
+    if args.nodelay:
+        import wsclient
+
+        wsclient.NODELAY = True
     if args.mode == "follow" and not args.token:
         if args.url:
             raise SystemExit("follow with --url needs the server's --token")
@@ -797,6 +803,7 @@ def main() -> None:
     r["server"] = (args.url or args.server_cmd
                    or f"{APP_MODULES['server']} from {args.server_root}")
     r["variant"] = args.variant or "as configured"
+    r["nodelay"] = args.nodelay
     r["cpus"] = os.cpu_count()
     print(report(r))
     line = json.dumps(r, default=lambda o: asdict(o) if hasattr(o, "__dataclass_fields__")

@@ -116,7 +116,10 @@ def main() -> None:
     p.add_argument("--url", default="")
     p.add_argument("--token", default="")
     p.add_argument("--pid", type=int, default=None)
+    p.add_argument("--nodelay", action="store_true",
+                   help="TCP_NODELAY on the tabs' websockets, as browsers (wsclient.NODELAY)")
     args = p.parse_args()
+    wsclient.NODELAY = args.nodelay
     token = args.token or secrets.token_urlsafe(12)
     proc = None
     pid = args.pid
