@@ -23,6 +23,7 @@ import logging
 from typing import Any
 
 import panel as pn
+from markdown_it import MarkdownIt
 
 from app.cdf import export, views
 from app.cdf import tour as cdf_tour
@@ -40,6 +41,7 @@ from app.shell.options import request_language
 
 __all__ = ["CDFPage", "CDFState", "create_page", "metrics_html", "privacy_html", "table_html"]
 
+_MD = MarkdownIt("commonmark", {"html": False})
 log = logging.getLogger(__name__)
 
 # The address is rewritten once the input has paused this long (each rewrite is a browser
@@ -241,7 +243,14 @@ class CDFPage(CDFControls, CDFFigures):
                                 sizing_mode="stretch_width", css_classes=["dp-exports"])
 
     def main(self) -> list[Any]:
-        intro = pn.pane.Markdown(self.tr("cdf.intro"), sizing_mode="stretch_width")
+        if self.large:
+            # Projector: the intro is folded, so the curve and the degree slider keep the
+            # first screen (as the lab's intro).
+            intro = text_pane(f'<details class="dp-fold"><summary>'
+                              f'{html.escape(self.tr("cdf.fold.intro"))}</summary>'
+                              f'{_MD.render(self.tr("cdf.intro"))}</details>')
+        else:
+            intro = pn.pane.Markdown(self.tr("cdf.intro"), sizing_mode="stretch_width")
 
         def h2(key: str) -> Any:
             return text_pane(f"<h2>{html.escape(self.tr(key))}</h2>")

@@ -428,6 +428,27 @@ def test_phone_page_keeps_its_menu_without_its_style_sheet(page: Any, server: Se
     expect(page.locator(".noUi-handle").first).to_be_visible()
 
 
+@pytest.mark.parametrize("path", ["/lab", "/cdf"])
+def test_projector_type_on_a_small_screen_keeps_the_header_links_whole(
+        page: Any, server: Server, path: str) -> None:
+    """size=large at 1366×768: the wrapped header grows instead of clipping its links, and the
+    page still fits the screen (the content takes the rest)."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(f"{server.url}{path}?lang=ko&size=large")
+    _wait_ready(page, path)
+    nav = page.get_by_role("navigation", name=t("common.nav.label", "ko"))
+    header = page.locator("#header").bounding_box()
+    assert header is not None
+    for key in ("common.nav.home", "common.nav.lesson", "common.nav.lab", "common.nav.cdf"):
+        box = nav.get_by_role("link", name=t(key, "ko"), exact=True).bounding_box()
+        assert box is not None
+        assert header["y"] <= box["y"] and box["y"] + box["height"] <= header["y"] + header[
+            "height"], (key, box, header)
+    sizes = page.evaluate("""() => [document.documentElement.scrollHeight, innerHeight,
+        document.querySelector('#sidebar').getBoundingClientRect().bottom]""")
+    assert sizes[0] <= sizes[1] and sizes[2] <= sizes[1], sizes
+
+
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_not_found_page_in_the_readers_language(page: Any, server: Server, lang: str) -> None:
     resp = page.goto(f"{server.url}/nonexistent?lang={lang}&theme=dark")
