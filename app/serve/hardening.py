@@ -28,7 +28,9 @@ import tornado.web
 from app.shell import assets
 from app.shell.i18n import LANGUAGES, t
 
-DEFAULT_MAX_SESSIONS = 150
+# What one process measurably holds (benchmarks/classroom_load.py moves --students 500 through
+# scripts/serve-prod: 250 per process, card p95 89 ms; serve-prod also lowers it to the memory).
+DEFAULT_MAX_SESSIONS = 250
 # Browsers send small PATCH-DOC messages (a widget value), except the CDF page's upload: 1 MiB
 # chunks as base64 (~1.4 MB per message, app/cdf/widgets.py). 2 MiB leaves room for both.
 DEFAULT_MAX_MESSAGE_BYTES = 2 << 20
