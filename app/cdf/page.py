@@ -243,6 +243,7 @@ class CDFPage(CDFControls, CDFFigures):
                                 sizing_mode="stretch_width", css_classes=["dp-exports"])
 
     def main(self) -> list[Any]:
+        intro: Any
         if self.large:
             # Projector: the intro is folded, so the curve and the degree slider keep the
             # first screen (as the lab's intro).

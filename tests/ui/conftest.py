@@ -176,3 +176,19 @@ def shot(pg: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     pg.screenshot(path=str(path), full_page=True)
     return path
+
+
+AXE = ROOT / "build" / "axe-core" / "axe.min.js"
+
+
+def run_axe(page: Any) -> list[dict[str, Any]]:
+    """axe-core's violations on the page (id, impact, help, first nodes); skips without axe."""
+    if not AXE.is_file():
+        pytest.skip("axe-core not installed (bash scripts/ensure-axe.sh needs npm)")
+    # Evaluated through the DevTools protocol: the page's own CSP does not apply to it.
+    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+    return list(page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ['violations']});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map(n => n.target.join(' >> ')).slice(0, 5)}));
+    }"""))

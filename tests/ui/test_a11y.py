@@ -17,9 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.shell.i18n import t
-from ui.conftest import ARTIFACTS, ROOT, Server, shot
-
-AXE = ROOT / "build" / "axe-core" / "axe.min.js"
+from ui.conftest import ARTIFACTS, ROOT, Server, run_axe, shot
 
 # (css) -> what a reader of this page sees first once it is ready
 READY = {
@@ -41,18 +39,6 @@ def _wait_ready(page: Any, path: str) -> None:
         if base.startswith("/lesson"):
             expect(page.locator(".katex").first).to_be_attached()
             expect(page.locator("label.dp-option input[aria-label]").first).to_be_attached()
-
-
-def run_axe(page: Any) -> list[dict[str, Any]]:
-    if not AXE.is_file():
-        pytest.skip("axe-core not installed (bash scripts/ensure-axe.sh needs npm)")
-    # Evaluated through the DevTools protocol: the page's own CSP does not apply to it.
-    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
-    return list(page.evaluate("""async () => {
-        const r = await axe.run(document, {resultTypes: ['violations']});
-        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.map(n => n.target.join(' >> ')).slice(0, 5)}));
-    }"""))
 
 
 PAGES = ["/", "/lesson", "/lesson?topic=cdf", "/lab", "/lab?tour=1", "/cdf", "/nonexistent"]

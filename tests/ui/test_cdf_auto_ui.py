@@ -17,20 +17,7 @@ from app.cdf.views import g
 from app.shell.i18n import t
 from dpcore.cdf import estimate
 from dpcore.cdf.datasets import sample
-from ui.conftest import ROOT, Server, shot
-
-AXE = ROOT / "build" / "axe-core" / "axe.min.js"
-
-
-def axe_violations(page: Any) -> list[dict[str, Any]]:
-    if not AXE.is_file():
-        pytest.skip("axe-core not installed (bash scripts/ensure-axe.sh needs npm)")
-    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
-    return list(page.evaluate("""async () => {
-        const r = await axe.run(document, {resultTypes: ['violations']});
-        return r.violations.map(v => ({id: v.id, impact: v.impact,
-            nodes: v.nodes.map(n => n.target.join(' >> ')).slice(0, 5)}));
-    }"""))
+from ui.conftest import Server, run_axe, shot
 
 
 def open_cdf(page: Any, server: Server, query: str) -> None:
@@ -122,7 +109,7 @@ def test_axe_on_auto_with_the_disabled_slider_and_a_stale_plot(page: Any, server
                            "&teacher=1")
     expect(page.locator(".noUi-handle[aria-label]").first).to_be_attached()
     expect(page.locator(".dp-cdf-degree-na")).to_be_visible()
-    assert axe_violations(page) == []
+    assert run_axe(page) == []
     set_text(page, t("cdf.ctl.lattice_h", lang), "5")
     expect(page.locator(".dp-cdf-stale-note")).to_be_visible()
-    assert axe_violations(page) == []
+    assert run_axe(page) == []

@@ -87,19 +87,26 @@ def test_two_workers_write_the_room_back_and_follow_again() -> None:
     run(body)
 
 
+async def _restart_unseen() -> tuple[MemoryStore, RoomHub, str, Lab]:
+    """A room with one lab on a hub that never saw the room's state, then the store restarted
+    empty and the hub reconnected."""
+    store = MemoryStore(60.0)
+    h = RoomHub(store)
+    code = await h.create_room("en")
+    lab = Lab(code)
+    h.join(lab)
+    await until(lambda: h._epoch is not None)
+    h.latest.pop(code, None)  # this process never saw the room's state
+    store.restart()
+    await h.ping_ok()
+    return store, h, code, lab
+
+
 def test_a_room_nobody_holds_ends_after_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hub_mod, "RESTORE_WAIT_S", 0.3)
 
     async def body() -> None:
-        store = MemoryStore(60.0)
-        h = RoomHub(store)
-        code = await h.create_room("en")
-        lab = Lab(code)
-        h.join(lab)
-        await until(lambda: h._epoch is not None)
-        h.latest.pop(code, None)  # this process never saw the room's state
-        store.restart()
-        await h.ping_ok()
+        store, h, code, lab = await _restart_unseen()
         assert lab.got == []  # not at once: another process may write it back
         await until(lambda: bool(lab.got))
         assert lab.got[-1] == {"type": "ended"} and not await store.exists(code)
@@ -113,15 +120,7 @@ def test_a_room_written_back_by_another_process_is_followed(
     monkeypatch.setattr(hub_mod, "RESTORE_WAIT_S", 5.0)
 
     async def body() -> None:
-        store = MemoryStore(60.0)
-        h = RoomHub(store)
-        code = await h.create_room("en")
-        lab = Lab(code)
-        h.join(lab)
-        await until(lambda: h._epoch is not None)
-        h.latest.pop(code, None)
-        store.restart()
-        await h.ping_ok()
+        store, h, code, lab = await _restart_unseen()
         # another worker, which held the room, writes it back a moment later
         await store.restore(code, {"created": "0"}, {"seq": "7", "state": state_message(
             7, "t", snap("5"), None)})
