@@ -41,7 +41,8 @@ def test_plenty_of_memory_gives_the_measured_capacity() -> None:
     assert (cap, why) == (_measured(), "what one worker measurably holds")
 
 
-@pytest.mark.parametrize(("limit", "expected"), [("1g", 62), ("1024m", 62), ("2g", 164), ("3g", 267)])
+@pytest.mark.parametrize(("limit", "expected"),
+                         [("1g", 62), ("1024m", 62), ("2g", 164), ("3g", 267)])
 def test_a_small_memory_limit_lowers_the_cap(limit: str, expected: int) -> None:
     # (0.8 * limit - 40 MB) / 2 workers - 140 MB, in sessions of 4 MB
     cap, why = _cap(_config(DPLAB_MEMORY_LIMIT=limit).stdout)
