@@ -667,7 +667,7 @@ async def get_page(url: str, cookie: str | None = None, timeout: float = 60.0,
                    extra_cookies: dict[str, str] | None = None) -> Page:
     """GET a page; ``cookie``: a worker name to be pinned to (the dplab_w cookie);
     ``extra_cookies``: more cookies to send (e.g. the live class's ``dplab_teacher``)."""
-    from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+    from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
     headers = {"Accept-Language": "en-US,en;q=0.9"}
     sent = {"dplab_w": cookie} if cookie else {}
@@ -675,12 +675,8 @@ async def get_page(url: str, cookie: str | None = None, timeout: float = 60.0,
     if sent:
         headers["Cookie"] = cookie_header(sent)
     req = HTTPRequest(url, headers=headers, request_timeout=timeout, follow_redirects=False)
-    try:
-        resp = await AsyncHTTPClient().fetch(req)
-    except HTTPClientError as exc:
-        if exc.response is None:
-            raise
-        resp = exc.response
+    # an HTTP error status is an answer here; a connection error or timeout still raises
+    resp = await AsyncHTTPClient().fetch(req, raise_error=False)
     got = dict(sent)
     for raw in resp.headers.get_list("Set-Cookie"):
         c: SimpleCookie = SimpleCookie()
@@ -780,12 +776,16 @@ class Tab(Session):
             if left <= 0 or self.closed_by_server:
                 raise TabError(f"no matching push for {css_class} within {timeout} s "
                                f"(closed={self.closed_by_server}, errors={self.errors})")
-            self._push_event.clear()
-            try:
-                await asyncio.wait_for(self._push_event.wait(), left)
-            except TimeoutError:
-                pass
+            await self._next_push(left)
 
+
+    async def _next_push(self, timeout: float) -> None:
+        """Wait up to ``timeout`` s for the next pushed change of any model."""
+        self._push_event.clear()
+        try:
+            await asyncio.wait_for(self._push_event.wait(), timeout)
+        except TimeoutError:
+            pass
 
     async def wait_latest(self, css_class: str, pred: Callable[[str], bool],
                           timeout: float = 30.0) -> str:
@@ -803,11 +803,7 @@ class Tab(Session):
                 raise TabError(f"the newest {css_class} text does not match within {timeout} s"
                                f" (it is {texts[-1][:200] if texts else None!r}, "
                                f"closed={self.closed_by_server}, errors={self.errors})")
-            self._push_event.clear()
-            try:
-                await asyncio.wait_for(self._push_event.wait(), left)
-            except TimeoutError:
-                pass
+            await self._next_push(left)
 
 
 def card_sigma(text: str) -> str | None:
@@ -950,16 +946,11 @@ class Follower(Tab):
 
 async def teacher_sign_in(base: str, token: str) -> tuple[str, str]:
     """``POST /teach`` with the teacher token: (the ``dplab_teacher`` cookie, the room code)."""
-    from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+    from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
     req = HTTPRequest(base + "/teach", method="POST", body=f"token={token}",
                       follow_redirects=False, headers={"Origin": base})
-    try:
-        r = await AsyncHTTPClient().fetch(req)
-    except HTTPClientError as exc:
-        if exc.response is None:
-            raise
-        r = exc.response
+    r = await AsyncHTTPClient().fetch(req, raise_error=False)
     if r.code != 303:
         raise TabError(f"POST /teach answered {r.code}")
     cookie = next(c.split(";", 1)[0].split("=", 1)[1] for c in r.headers.get_list("Set-Cookie")

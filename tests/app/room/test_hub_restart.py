@@ -87,15 +87,21 @@ def test_two_workers_write_the_room_back_and_follow_again() -> None:
     run(body)
 
 
-async def _restart_unseen() -> tuple[MemoryStore, RoomHub, str, Lab]:
-    """A room with one lab on a hub that never saw the room's state, then the store restarted
-    empty and the hub reconnected."""
+async def _room_with_lab() -> tuple[MemoryStore, RoomHub, str, Lab]:
+    """A room in a memory store with one lab on a connected hub."""
     store = MemoryStore(60.0)
     h = RoomHub(store)
     code = await h.create_room("en")
     lab = Lab(code)
     h.join(lab)
     await until(lambda: h._epoch is not None)
+    return store, h, code, lab
+
+
+async def _restart_unseen() -> tuple[MemoryStore, RoomHub, str, Lab]:
+    """A room with one lab on a hub that never saw the room's state, then the store restarted
+    empty and the hub reconnected."""
+    store, h, code, lab = await _room_with_lab()
     h.latest.pop(code, None)  # this process never saw the room's state
     store.restart()
     await h.ping_ok()
@@ -133,12 +139,7 @@ def test_a_room_written_back_by_another_process_is_followed(
 
 def test_a_pause_writes_nothing_back_and_an_ended_room_stays_ended() -> None:
     async def body() -> None:
-        store = MemoryStore(60.0)
-        h = RoomHub(store)
-        code = await h.create_room("en")
-        lab = Lab(code)
-        h.join(lab)
-        await until(lambda: h._epoch is not None)
+        store, h, code, lab = await _room_with_lab()
         await h.publish(code, snap("2"), "t")
         await until(lambda: bool(lab.got))
         h._set_ok(False)  # lost for a while, the store kept running (same epoch)
