@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import signal
 import socket
 import statistics
 import string
@@ -18,7 +19,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
@@ -104,6 +106,38 @@ def start_server(code: str, port: int, *, ready_path: str = "/lab",
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@contextmanager
+def room_server(url: str, server_cmd: str, token: str, pid: int | None,
+                **env: str) -> Iterator[tuple[str, int | None]]:
+    """The server of a live-class benchmark: ``url`` when given (with the ``pid`` to sample),
+    else ``server_cmd`` (e.g. scripts/serve-prod) or one ``serve()`` process of this checkout,
+    started with the teacher ``token`` on a free port and stopped afterwards. Yields (base
+    address, pid to sample)."""
+    if url:
+        yield url.rstrip("/"), pid
+        return
+    port = free_port()
+    full = server_env(ROOT, DPLAB_TEACHER_TOKEN=token, DPLAB_PORT=str(port),
+                      DPLAB_ADDRESS="127.0.0.1", **env)
+    cmd = ([str(ROOT / server_cmd)] if server_cmd else
+           [sys.executable, "-c", f"from app.serve.server import serve; serve(port={port})"])
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=full, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                with urllib.request.urlopen(base + "/join", timeout=5):
+                    break
+            except OSError:
+                time.sleep(0.25)
+        time.sleep(1.0)
+        yield base, proc.pid
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
 
 
 def pct(values: list[float], q: float) -> float:

@@ -19,11 +19,8 @@ import argparse
 import asyncio
 import json
 import math
-import os
 import re
 import secrets
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,8 +29,9 @@ from urllib.parse import urlencode
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _common import ROOT, free_port, pct, server_env  # noqa: E402
-from room_follow import cpu_seconds, sign_in  # noqa: E402
+from _common import pct, room_server  # noqa: E402
+from room_follow import cpu_seconds  # noqa: E402
+from wsclient import teacher_sign_in  # noqa: E402
 
 
 async def fetch(url: str, method: str = "GET", body: str | None = None,
@@ -60,7 +58,7 @@ async def run(args: argparse.Namespace, base: str, token: str, pid: int | None) 
     from tornado.httpclient import AsyncHTTPClient
 
     AsyncHTTPClient.configure(None, max_clients=args.connections)
-    cookie, code = await sign_in(base, token)
+    cookie, code = await teacher_sign_in(base, token)
     th = {"Cookie": f"dplab_teacher={cookie}", "Origin": base}
     _, page = await fetch(f"{base}/teach?room={code}&lang=en", headers=th)
     csrf = re.search(rb'name="csrf" value="([0-9a-f]+)"', page)
@@ -151,36 +149,8 @@ def main() -> None:
     p.add_argument("--pid", type=int, default=None)
     args = p.parse_args()
     token = args.token or secrets.token_urlsafe(12)
-    proc = None
-    pid = args.pid
-    if args.url:
-        base = args.url.rstrip("/")
-    else:
-        port = free_port()
-        env = server_env(ROOT, DPLAB_TEACHER_TOKEN=token, DPLAB_PORT=str(port),
-                         DPLAB_ADDRESS="127.0.0.1")
-        cmd = ([str(ROOT / args.server_cmd)] if args.server_cmd else
-               [sys.executable, "-c", f"from app.serve.server import serve; serve(port={port})"])
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        pid = proc.pid
-        base = f"http://127.0.0.1:{port}"
-        import urllib.request
-
-        for _ in range(600):
-            try:
-                with urllib.request.urlopen(base + "/join", timeout=5):
-                    break
-            except OSError:
-                time.sleep(0.25)
-        time.sleep(1.0)
-    try:
+    with room_server(args.url, args.server_cmd, token, args.pid) as (base, pid):
         asyncio.run(run(args, base, token, pid))
-    finally:
-        if proc is not None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(30)
-
 
 if __name__ == "__main__":
     main()

@@ -20,8 +20,6 @@ import argparse
 import asyncio
 import os
 import secrets
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import wsclient  # noqa: E402
-from _common import ROOT, free_port, pct, server_env  # noqa: E402
+from _common import pct, room_server  # noqa: E402
 
 
 def cpu_seconds(pid: int | None) -> float:
@@ -121,36 +119,9 @@ def main() -> None:
     args = p.parse_args()
     wsclient.NODELAY = args.nodelay
     token = args.token or secrets.token_urlsafe(12)
-    proc = None
-    pid = args.pid
-    if args.url:
-        base = args.url.rstrip("/")
-    else:
-        port = free_port()
-        env = server_env(ROOT, DPLAB_TEACHER_TOKEN=token, DPLAB_PORT=str(port),
-                         DPLAB_ADDRESS="127.0.0.1", DPLAB_MAX_SESSIONS="400")
-        cmd = ([str(ROOT / args.server_cmd)] if args.server_cmd else
-               [sys.executable, "-c", f"from app.serve.server import serve; serve(port={port})"])
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        pid = proc.pid
-        base = f"http://127.0.0.1:{port}"
-        import urllib.request
-
-        for _ in range(600):
-            try:
-                with urllib.request.urlopen(base + "/join", timeout=5):
-                    break
-            except OSError:
-                time.sleep(0.25)
-        time.sleep(1.0)
-    try:
+    with room_server(args.url, args.server_cmd, token, args.pid,
+                     DPLAB_MAX_SESSIONS="400") as (base, pid):
         asyncio.run(run(args, base, token, pid))
-    finally:
-        if proc is not None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(30)
-
 
 if __name__ == "__main__":
     main()
