@@ -60,22 +60,7 @@ class Redis:
         self.sock.unlink(missing_ok=True)
 
 
-@pytest.fixture(scope="session")
-def redis_server() -> Iterator[Redis]:
-    binary = redis_binary()
-    if binary is None:
-        pytest.skip("no redis-server (scripts/ensure-redis.sh installs Debian's): Redis tests "
-                    "skipped")
-    with tempfile.TemporaryDirectory(prefix="dplab-redis-", dir="/tmp") as d:
-        r = Redis(binary, Path(d))
-        r.start()
-        yield r
-        r.stop()
-
-
-@pytest.fixture
-def own_redis() -> Iterator[Redis]:
-    """A redis-server of one test's own (the fault tests stop and start it)."""
+def _redis() -> Iterator[Redis]:
     binary = redis_binary()
     if binary is None:
         pytest.skip("no redis-server (scripts/ensure-redis.sh installs Debian's): Redis tests "
@@ -87,3 +72,14 @@ def own_redis() -> Iterator[Redis]:
             yield r
         finally:
             r.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[Redis]:
+    yield from _redis()
+
+
+@pytest.fixture
+def own_redis() -> Iterator[Redis]:
+    """A redis-server of one test's own (the fault tests stop and start it)."""
+    yield from _redis()

@@ -10,20 +10,16 @@ from __future__ import annotations
 import asyncio
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import wsclient
-from test_room_protocol import fetch, socket_port
+from test_room_protocol import fetch, room_app_server
 
 from app.shell.assets import path as asset_path
 
@@ -33,27 +29,7 @@ TOKEN = "test-teacher-token-fault"
 
 @pytest.fixture
 def server(own_redis: Any) -> Iterator[str]:
-    port = socket_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DPLAB_TEACHER_TOKEN": TOKEN,
-           "DPLAB_REDIS_URL": own_redis.url}
-    proc = subprocess.Popen([sys.executable, "-c",
-                             f"from app.serve.server import serve; serve(port={port})"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(base + "/join", timeout=5):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("server did not start")
-            time.sleep(0.2)
-    yield base
-    proc.terminate()
-    proc.wait(10)
+    yield from room_app_server(own_redis.url, TOKEN)
 
 
 def test_redis_stops_and_comes_back(server: str, own_redis: Any) -> None:

@@ -26,29 +26,37 @@ ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "test-teacher-token-20"
 
 
+def room_app_server(redis_url: str, token: str) -> Iterator[str]:
+    """Our ``serve()`` in a process of its own on a free port with the teacher ``token`` and the
+    store at ``redis_url``; yields its base address once ``/join`` answers (a fixture body)."""
+    port = socket_port()
+    root = ROOT
+    env = {**os.environ, "PYTHONPATH": str(root), "DPLAB_TEACHER_TOKEN": token,
+           "DPLAB_REDIS_URL": redis_url}
+    proc = subprocess.Popen([sys.executable, "-c",
+                             f"from app.serve.server import serve; serve(port={port})"],
+                            cwd=root, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/join", timeout=5):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("server did not start")
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 @pytest.fixture(scope="module")
 def server(redis_server: Any) -> Iterator[str]:
-    s = socket_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DPLAB_TEACHER_TOKEN": TOKEN,
-           "DPLAB_REDIS_URL": redis_server.url}
-    proc = subprocess.Popen([sys.executable, "-c",
-                             f"from app.serve.server import serve; serve(port={s})"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{s}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(base + "/join", timeout=5):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("server did not start")
-            time.sleep(0.2)
-    yield base
-    proc.terminate()
-    proc.wait(10)
+    yield from room_app_server(redis_server.url, TOKEN)
 
 
 def socket_port() -> int:
