@@ -258,17 +258,31 @@ class _TeacherApi(tornado.web.RequestHandler):
         self.set_status(status)
         self.finish(json.dumps({"error": error}))
 
+    async def room(self, code_text: str) -> tuple[str, str, Any] | None:
+        """(code, language, store) of an existing room the teacher may read; None once the
+        answer (403, 404 or 503) is sent."""
+        code = self.allowed(code_text)
+        if code is None:
+            return None
+        store = get_hub().store
+        try:
+            exists = await store.exists(code)
+        except StoreDown:
+            self.fail(503, "store")
+            return None
+        if not exists:
+            self.fail(404, "no such room")
+            return None
+        return code, self.lang(), store
+
 
 class PollApiHandler(_TeacherApi):
     async def get(self, code_text: str) -> None:
-        code = self.allowed(code_text)
-        if code is None:
+        opened = await self.room(code_text)
+        if opened is None:
             return
-        lang = self.lang()
-        store = get_hub().store
+        code, lang, store = opened
         try:
-            if not await store.exists(code):
-                return self.fail(404, "no such room")
             poll = await A.current_poll(store, code)
             res = await A.poll_results(store, code)
             past = await A.past_polls(store, code)
@@ -326,14 +340,11 @@ def _csv(out: dict[str, Any], poll: dict[str, Any], lang: str) -> str:
 
 class CdfApiHandler(_TeacherApi):
     async def get(self, code_text: str) -> None:
-        code = self.allowed(code_text)
-        if code is None:
+        opened = await self.room(code_text)
+        if opened is None:
             return
-        lang = self.lang()
-        store = get_hub().store
+        code, lang, store = opened
         try:
-            if not await store.exists(code):
-                return self.fail(404, "no such room")
             ask = await A.current_ask(store, code)
             rel = await A.current_cdf(store, code)
             led = await A.ledger(store, code)
