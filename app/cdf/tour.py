@@ -46,15 +46,9 @@ class CDFTourState(StepTour):
         if bad:  # the sources are checked by tests; never leave a half-set page silently
             log.warning("cdf tour: step state rejected: %s", bad)
 
-    def go(self, k: int) -> None:
-        """Open step ``k`` (clamped to 1..total; 0 closes) with its start state."""
-        k = max(0, min(self.total, int(k)))
-        if k == 0:
-            self.param.update(step=0, choice=-1, revealed=True)
-            return
-        step = self.steps[k - 1]
+    def set_page(self, step: lessons.CDFTourStep) -> None:
+        """A prediction step opens with its start state; the change comes with the reveal."""
         self._set(step.start if step.predict is not None else step.cdf)
-        self.param.update(step=k, choice=-1, revealed=step.predict is None)
 
     def predict(self, option: int) -> None:
         """Record the prediction, then show the step's change."""

@@ -44,18 +44,12 @@ class TourState(StepTour):
         cur = self.current
         return cur is not None and cur.predict is not None and not self.revealed
 
-    def go(self, k: int) -> None:
-        """Open step ``k`` (clamped to 1..total; 0 closes) and set the lab to its state."""
-        k = max(0, min(self.total, int(k)))
-        if k == 0:
-            self.param.update(step=0, choice=-1, revealed=True)
-            return
-        step = self.steps[k - 1]
+    def set_page(self, step: lessons.TourStep) -> None:
+        """The lab at the step's state, every other setting at its default."""
         defaults = {name: self.lab.param[name].default for name in _RESET}
         with param.parameterized.batch_call_watchers(self.lab):
             self.lab.param.update(**defaults)
             self.lab.apply_url(step.lab)
-        self.param.update(step=k, choice=-1, revealed=step.predict is None)
 
     def predict(self, option: int) -> None:
         """Record the student's prediction and reveal the card."""

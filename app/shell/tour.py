@@ -44,7 +44,17 @@ class StepTour(param.Parameterized):
         return self.steps[self.step - 1] if 1 <= self.step <= self.total else None
 
     def go(self, k: int) -> None:
-        """Open step ``k`` (0 closes); each tour sets its page for the step."""
+        """Open step ``k`` (clamped to 1..total; 0 closes) and set the page to its state."""
+        k = max(0, min(self.total, int(k)))
+        if k == 0:
+            self.param.update(step=0, choice=-1, revealed=True)
+            return
+        step = self.steps[k - 1]
+        self.set_page(step)
+        self.param.update(step=k, choice=-1, revealed=step.predict is None)
+
+    def set_page(self, step: Any) -> None:
+        """Set the page to the state ``step`` opens with (each tour says how)."""
         raise NotImplementedError
 
     def next(self) -> None:
