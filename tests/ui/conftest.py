@@ -111,6 +111,15 @@ def stop_server(srv: Server) -> None:
         srv.proc.kill()
 
 
+def teacher_server(log_name: str, token: str) -> Iterator[Server]:
+    """A server of a test module's own (one process, in-process room store) with a teacher
+    token of ours (the shared server's token is made per run); a fixture body."""
+    srv = start_server(log_name, {"DPLAB_TEACHER_TOKEN": token},
+                       drop=("BOKEH_RESOURCES", "DPLAB_REDIS_URL"), probe="/join")
+    yield srv
+    stop_server(srv)
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[Server]:
     srv = start_server("ui-server.log")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from ui.conftest import Server, shot, start_server, stop_server
+from ui.conftest import Server, shot, teacher_server
 from ui.test_a11y import run_axe
 
 STUDENTS = 40
@@ -27,11 +27,7 @@ TOKEN = "ui-teacher-token-21"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    """Our own server, with a teacher token of ours (the shared one's token is made per run)."""
-    srv = start_server("ui-poll-server.log", {"DPLAB_TEACHER_TOKEN": TOKEN},
-                       drop=("BOKEH_RESOURCES", "DPLAB_REDIS_URL"), probe="/join")
-    yield srv
-    stop_server(srv)
+    yield from teacher_server("ui-poll-server.log", TOKEN)
 
 
 def no_serious_axe(pg: Any, what: str) -> None:

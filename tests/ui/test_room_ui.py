@@ -18,8 +18,7 @@ from ui.conftest import (
     LOCAL_HOSTS,
     Server,
     shot,
-    start_server,
-    stop_server,
+    teacher_server,
 )
 
 TOKEN = "ui-teacher-token-20"
@@ -27,11 +26,7 @@ TOKEN = "ui-teacher-token-20"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    """Our own server (one process, in-process room store) with a teacher token of ours."""
-    srv = start_server("ui-room-server.log", {"DPLAB_TEACHER_TOKEN": TOKEN},
-                       drop=("BOKEH_RESOURCES", "DPLAB_REDIS_URL"), probe="/join")
-    yield srv
-    stop_server(srv)
+    yield from teacher_server("ui-room-server.log", TOKEN)
 
 
 class Watched:
