@@ -1,6 +1,6 @@
 # dplab course container: the app's workers behind HAProxy, started by scripts/serve-prod.
-#   docker build -t dplab .
-#   docker run --rm -p 8080:5006 -e DPLAB_ALLOW_WEBSOCKET_ORIGIN=localhost:8080 dplab
+#   docker build -t dplab .          (podman: podman build --format docker, or no HEALTHCHECK)
+#   docker run --rm -p 8080:5006 -e DPLAB_PUBLIC_URL=http://localhost:8080/ dplab
 # Configuration: the DPLAB_* variables (see scripts/serve-prod and the README). Nothing is
 # fetched at run time; the root file system may be read-only (--read-only --tmpfs /tmp).
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
@@ -13,14 +13,13 @@ COPY pyproject.toml README.md LICENSE ./
 COPY app/ app/
 COPY dpcore/ dpcore/
 COPY lessons/ lessons/
+# assets/ is package data (pyproject.toml): pip puts it beside app/ in whichever site-packages
+# the base image's Python has, where the code looks for it.
+COPY assets/ assets/
 # Every dependency comes as a binary wheel: no compiler is needed, in this stage or the next.
 RUN python3 -m venv /opt/venv \
  && /opt/venv/bin/pip install --only-binary=:all: --no-binary=dplab . \
  && /opt/venv/bin/pip uninstall --yes pip setuptools wheel
-# Data the code finds next to its packages (app/serve/server.py: assets/; dpcore.cdf.datasets:
-# assets/data/; lessons: *.toml), the same layout as in the repository.
-COPY assets/ /opt/venv/lib/python3.11/site-packages/assets/
-COPY lessons/*.toml /opt/venv/lib/python3.11/site-packages/lessons/
 
 # ---- run ---------------------------------------------------------------------------------------
 FROM ${PYTHON_IMAGE}
@@ -48,6 +47,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     DPLAB_PORT=5006 \
     DPLAB_WORKERS="" \
     DPLAB_ALLOW_WEBSOCKET_ORIGIN="" \
+    DPLAB_PUBLIC_URL="" \
+    DPLAB_CONTAINER=1 \
     DPLAB_PREFIX="" \
     DPLAB_FRAME_ANCESTORS="" \
     DPLAB_MAX_SESSIONS=150 \

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -77,19 +78,26 @@ def test_slim_python_base_for_every_stage() -> None:
     image = arg.split("=", 1)[1]
     assert re.fullmatch(r"python:3\.\d+-slim(-\w+)?", image), image
     version = re.search(r"python:(3\.\d+)", image).group(1)  # type: ignore[union-attr]
+    assert re.fullmatch(r"3\.\d+", version)
     assert all(stage[0][1].split()[0] == "${PYTHON_IMAGE}" for stage in STAGES)
-    # The data copied next to the installed packages must match the base image's Python.
-    site = {m for _, a in INSTR for m in re.findall(r"/lib/python(3\.\d+)/", a)}
-    assert site == {version}
+
+
+def test_no_python_version_in_a_path() -> None:
+    # A path such as /opt/venv/lib/python3.11/site-packages breaks with another PYTHON_IMAGE
+    # (or a home-made base with Debian's python3); pip finds site-packages itself.
+    text = DOCKERFILE.read_text(encoding="utf-8")
+    assert not re.search(r"python3\.\d+/", text), re.findall(r"\S*python3\.\d+/\S*", text)
 
 
 def test_package_installed_from_the_repository_not_editable() -> None:
     runs = " ".join(a for i, a in INSTR if i == "RUN")
     assert re.search(r"pip install [^&]*\s\.(\s|$)", runs), "pip install . expected"
     assert "-e " not in runs and "--editable" not in runs
-    copies = [a for i, a in INSTR if i == "COPY"]
-    assert any(c.startswith("assets/ ") for c in copies), "assets/ must be in the image"
-    assert any(c.startswith("lessons/") for c in copies), "lessons must be in the image"
+    # The sources pip builds from: the package data (assets/, lessons/*.toml) among them.
+    build = STAGES[0]
+    pip = next(n for n, (i, a) in enumerate(build) if i == "RUN" and "pip install" in a)
+    copied = [a for i, a in build[:pip] if i == "COPY"]
+    assert "assets/ assets/" in copied and "lessons/ lessons/" in copied, copied
 
 
 def test_final_image_non_root_no_compiler_healthcheck_and_entrypoint() -> None:
@@ -142,3 +150,29 @@ def test_compose_runs_app_containers_behind_one_balancer() -> None:
     for svc in (app, bal):
         assert svc["read_only"] is True and "/tmp" in svc["tmpfs"]
         assert set(svc["environment"]) <= DOCUMENTED, set(svc["environment"]) - DOCUMENTED
+
+
+def test_wheel_carries_the_assets_and_lessons(tmp_path: Path) -> None:
+    """`pip install .` (the image's install, not editable) gets every file of assets/ and
+    lessons/ beside app/, where app/shell/assets.py, dpcore.cdf.datasets and lessons look."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "app", "dpcore", "lessons",
+                              "assets"], capture_output=True, text=True, check=True).stdout.split()
+    for rel in tracked:  # a copy: building in the checkout would leave build/ behind
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / rel, src / rel)
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                        str(tmp_path / "dist"), str(src)], capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode != 0 and "No matching distribution found for setuptools" in r.stderr:
+        pytest.skip("the build backend (setuptools>=77) cannot be fetched here")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (wheel,) = (tmp_path / "dist").glob("dplab-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+    data = [rel for rel in tracked if rel.startswith(("assets/", "lessons/"))]
+    assert any(rel.endswith(".toml") for rel in data) and "assets/dplab.css" in data
+    assert not set(data) - names, sorted(set(data) - names)

@@ -468,3 +468,48 @@ def test_worker_and_balancer_roles_for_several_hosts(
     finally:
         codes = [p.stop() for p in ([front] if front else []) + hosts]
     assert codes == [0] * len(codes)
+
+
+def _ready_line(p: Prod) -> str:
+    return next(ln for ln in p.text().splitlines() if ln.startswith("serve-prod: ready:"))
+
+
+def test_ready_line_names_the_public_url_and_allows_its_origin(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    # In a container the port serve-prod listens on is not the one students type: the log
+    # names DPLAB_PUBLIC_URL, and pages opened there may open their websocket.
+    p = Prod(tmp_path_factory.mktemp("public"), DPLAB_WORKERS="1", DPLAB_CONTAINER="1",
+             DPLAB_PUBLIC_URL="https://course.example.org/", DPLAB_TEACHER_TOKEN="")
+    try:
+        assert _ready_line(p) == ("serve-prod: ready: https://course.example.org/ "
+                                  f"(DPLAB_PUBLIC_URL; listening on 127.0.0.1:{p.port})")
+        assert "teacher page: https://course.example.org/teach ;" in p.text()
+        tab = p.run(Tab.open(f"{p.base}/test-app", origin="https://course.example.org"))
+        assert p.run(_echo(tab, 5)) == "echo 5"
+        p.run(tab.close())
+    finally:
+        assert p.stop() == 0
+
+
+@pytest.mark.parametrize("container", ["1", "0"])
+def test_ready_line_in_a_container_says_the_port_is_the_containers(
+        tmp_path_factory: pytest.TempPathFactory, container: str) -> None:
+    # A balancer alone (its backend down) is enough to see the line.
+    p = Prod(tmp_path_factory.mktemp("ready"), DPLAB_ROLE="balancer", DPLAB_PUBLIC_URL="",
+             DPLAB_BACKENDS=f"127.0.0.1:{_free_port()}", DPLAB_CONTAINER=container)
+    try:
+        line = _ready_line(p)
+    finally:
+        assert p.stop() == 0
+    if container == "0":
+        assert line == f"serve-prod: ready: http://127.0.0.1:{p.port}/"
+    else:
+        assert line.startswith(f"serve-prod: ready: port {p.port} inside this container"), line
+        assert f"-p HOST:{p.port}" in line and "DPLAB_PUBLIC_URL" in line, line
+
+
+def test_a_public_url_without_scheme_is_refused() -> None:
+    r = subprocess.run([str(SERVE_PROD), "--print-config"], capture_output=True, text=True,
+                       env={**os.environ, "DPLAB_PUBLIC_URL": "course.example.org:8080"},
+                       timeout=60)
+    assert r.returncode == 2 and "DPLAB_PUBLIC_URL must be an address" in r.stderr, r.stderr
