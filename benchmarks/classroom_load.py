@@ -29,8 +29,10 @@ Server: by default the script starts ``python -m``-style ``app.serve.server.serv
 ``scripts/serve-prod``); ``--url URL --pid PID`` targets a server that is already running
 (PID: the process whose process tree is the server, for CPU and RSS; optional).
 ``--variant panel-busy`` runs our own server with Panel's default busy indicator (the state
-before issue 11) for before/after comparisons; ``--profile FILE`` records the server with
-py-spy (speedscope JSON) during the measured window.
+before issue 11) and ``--variant no-prebuild`` with every page built on demand
+(``DPLAB_PREBUILT_PAGES=0``) for before/after comparisons; ``--idle S`` (open) is how long the
+server sits idle between the baselines and the class opening (pages are built ahead then);
+``--profile FILE`` records the server with py-spy (speedscope JSON) during the measured window.
 
 Also printed: the machine's load average and how much CPU other processes used during the run
 (the machine is shared), and the load client's own CPU and event-loop lag (if the client is
@@ -252,6 +254,8 @@ def start_server(args: argparse.Namespace) -> Server:
                      DPLAB_BENCH_VARIANT=args.variant, DPLAB_ADDRESS="127.0.0.1",
                      DPLAB_PORT=str(port),
                      DPLAB_PYTHON=os.environ.get("DPLAB_PYTHON", sys.executable))
+    if args.variant == "no-prebuild":  # every page built on demand (app/serve/prebuild.py)
+        env["DPLAB_PREBUILT_PAGES"] = "0"
     if args.mode == "follow":  # the class's teacher; serve-prod's cap is per worker
         env.update(DPLAB_TEACHER_TOKEN=args.token,
                    DPLAB_MAX_SESSIONS=str(max(150, args.students + 50)))
@@ -506,7 +510,9 @@ async def run_open(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
         await asyncio.sleep(1.0)
     base = statistics.median(lone)
     print(f"baseline (one student opening alone): {base:.2f} s", file=sys.stderr, flush=True)
-    await asyncio.sleep(2.0)
+    # The server sits idle before the class opens the lab (the instructor says "open it now"):
+    # that is when pages are built ahead (app/serve/prebuild.py).
+    await asyncio.sleep(args.idle)
     res = Results()
     rng = random.Random(args.seed)
     lag: list[float] = []
@@ -541,7 +547,8 @@ async def run_open(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     complete = [t.complete for t in times]
     s = res.summary(0, math.inf, args.lost_after)
     return {"mode": "open", "label": args.label, "students": args.students,
-            "spread_s": args.spread, "assets": "warm" if args.warm_cache else "cold",
+            "spread_s": args.spread, "idle_s": args.idle,
+            "assets": "warm" if args.warm_cache else "cold",
             "complete": len(times), "failed": len(errs),
             "card_p50_s": pct([t.card for t in times], 0.5),
             "card_p95_s": pct([t.card for t in times], 0.95),
@@ -748,12 +755,14 @@ def main() -> None:
     ap.add_argument("--pid", type=int, help="with --url: the server's process (tree) to sample")
     ap.add_argument("--server-root", default=str(ROOT), help="source tree of our own server")
     ap.add_argument("--server-cmd", help="start this command as the server instead")
-    ap.add_argument("--variant", default="", choices=["", "panel-busy"])
+    ap.add_argument("--variant", default="", choices=["", "panel-busy", "no-prebuild"])
     ap.add_argument("--path", default="/lab?lang=en")
     ap.add_argument("--interval", type=float, default=3.0)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--ramp", type=float, default=30.0, help="moves: seconds to open all tabs")
     ap.add_argument("--spread", type=float, default=1.0, help="open: seconds to start all tabs")
+    ap.add_argument("--idle", type=float, default=2.0,
+                    help="open: seconds the server sits idle before the class opens the lab")
     ap.add_argument("--warm-cache", action="store_true", help="open: skip scripts/styles")
     ap.add_argument("--scroll", type=float, default=1.0,
                     help="share of students who scroll to the bottom of /lab once the page is "

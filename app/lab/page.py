@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import logging
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import panel as pn
@@ -425,15 +427,19 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
 
 
 
-def create_page(lang: str | None = None, link: PageLink | None = None
-                ) -> pn.template.FastListTemplate:
-    """The lab page for the current session (language from ?lang or Accept-Language).
+@dataclass
+class LabParts:
+    """What a lab page is made of before its template: built for one language and address."""
 
-    ``link``: a live class's tie to this page (app/shell/follow.py; made by app/room and
-    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own."""
-    lang = lang or request_language()
+    lab: LabPage
+    extra: list[Any]
+    side: list[Any]
+
+
+def build_parts(lang: str, args: dict[str, str]) -> LabParts:
+    """The lab, its tour and its sidebar for ``lang`` and the address's settings ``args``
+    (page options are read from the current session, if any)."""
     state = LabState()
-    args = options.session_args()
     state.apply_url(args)
     # Unknown page options (theme, size, lang) join the lab's own notice box.
     bad = [("lab.url.bad", {"name": n, "value": v}) for n, v in options.bad_options()]
@@ -449,6 +455,34 @@ def create_page(lang: str | None = None, link: PageLink | None = None
         # curve keep the whole main screen (the projector's one-screen view).
         bridge, opener, panel = extra
         extra, side = [bridge], [opener, panel, *side]
+    return LabParts(lab, extra, side)
+
+
+def default_address(args: dict[str, str], lang: str) -> bool:
+    """True when ``args`` (the session's address) asks for nothing but the lab's defaults in
+    ``lang``: the page is then the one :func:`build_parts` makes outside any session."""
+    return set(args) <= {"lang"} and args.get("lang", lang) == lang
+
+
+def create_page(lang: str | None = None, link: PageLink | None = None,
+                prebuilt: Callable[[str], LabParts | None] | None = None
+                ) -> pn.template.FastListTemplate:
+    """The lab page for the current session (language from ?lang or Accept-Language).
+
+    ``link``: a live class's tie to this page (app/shell/follow.py; made by app/room and
+    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own.
+    ``prebuilt``: gives parts built ahead for a language (app/serve/prebuild.py), or None;
+    used only for an address with nothing but the defaults."""
+    lang = lang or request_language()
+    args = options.session_args()
+    parts = None
+    if prebuilt is not None and link is None and default_address(args, lang):
+        parts = prebuilt(lang)
+        if parts is not None:
+            parts.lab.address.join_session()
+    if parts is None:
+        parts = build_parts(lang, args)
+    lab, extra, side = parts.lab, parts.extra, parts.side
     if link is not None:
         extra = [*link.attach(LabFollowable(lab)), *extra]
     return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",

@@ -36,6 +36,13 @@ class AddressBar:
         else:
             self._loaded = True
 
+    def join_session(self) -> None:
+        """For a bar made outside any session (a page built ahead): from now on, changes wait
+        for the current session's page to load, as for a bar made inside it."""
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            self._loaded = False
+            pn.state.onload(self._on_load)
+
     def _on_load(self) -> None:
         # A change made before the page existed in the browser runs no CustomJS: send it now.
         self._loaded = True
