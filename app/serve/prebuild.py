@@ -67,6 +67,7 @@ class Pool(Generic[T]):
         self.demand: dict[str, float] = {lang: (3.0 if i == 0 else 1.0)
                                          for i, lang in enumerate(languages)}
         self.taken = self.missed = self.built = 0
+        self._full_logged = False
 
     def take(self, lang: str) -> T | None:
         """A set for ``lang``, or None when none is ready (the caller builds its own)."""
@@ -77,6 +78,7 @@ class Pool(Generic[T]):
         self.demand[lang] += 1.0
         if self.ready[lang]:
             self.taken += 1
+            self._full_logged = False
             return self.ready[lang].pop()
         self.missed += 1
         return None
@@ -97,6 +99,10 @@ class Pool(Generic[T]):
         short = [(targets[lang] - len(sets), lang) for lang, sets in self.ready.items()
                  if len(sets) < targets[lang]]
         if not short:
+            if not self._full_logged:
+                self._full_logged = True
+                log.info("lab pages built ahead: %s",
+                         ", ".join(f"{k} {len(v)}" for k, v in self.ready.items()))
             return False
         _, lang = max(short)
         self.ready[lang].append(self.build(lang))
@@ -149,7 +155,9 @@ def start_lab_pool(quiet: Callable[[], bool], size: int | None = None
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             raise RuntimeError("a page built ahead must not belong to a session")
-        return build_parts(lang, {})
+        parts = build_parts(lang, {})
+        parts.lab.build_offscreen()
+        return parts
 
     _POOL = Pool(build, n, quiet)
     PeriodicCallback(_POOL.tick, TICK_MS).start()

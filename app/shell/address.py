@@ -30,17 +30,15 @@ class AddressBar:
                         css_classes=["dp-address"])
         self._div.js_on_change("text", CustomJS(code=_ADDRESS_JS))
         self.pane = pn.pane.Bokeh(self._div, width=0, height=0, margin=0)
+        # Changes wait for the page to load in a browser; made outside a session (a page built
+        # ahead, or in-process) the bar waits until :meth:`join_session`.
         self._loaded = False
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.onload(self._on_load)
-        else:
-            self._loaded = True
+        self.join_session()
 
     def join_session(self) -> None:
-        """For a bar made outside any session (a page built ahead): from now on, changes wait
-        for the current session's page to load, as for a bar made inside it."""
+        """Send the address once the current session's page has loaded (nothing outside a
+        session). Called when the bar is made, and again for a bar made outside a session."""
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            self._loaded = False
             pn.state.onload(self._on_load)
 
     def _on_load(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from typing import Any
 
 import panel as pn
@@ -14,8 +15,23 @@ from app.lab.page import LabParts, build_parts, create_page, default_address
 from app.serve import prebuild, server
 
 
+class _Request:
+    arguments: dict[str, list[bytes]] = {}
+    headers: dict[str, str] = {}
+    cookies: dict[str, str] = {}
+
+
+class _Session:
+    """What a page reads of its Bokeh session (no browser: nothing is sent)."""
+
+    id = "test-session"
+    request = _Request()
+
+
 def _doc_json(lang: str, prebuilt: Any = None) -> str:
     doc = Document()
+    session = _Session()
+    doc._session_context = weakref.ref(session)  # type: ignore[assignment]
     pn.state.curdoc = doc
     try:
         create_page(lang, prebuilt=prebuilt).server_doc(doc)
@@ -47,6 +63,7 @@ def _tuned() -> None:
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_a_page_built_ahead_is_the_page_built_on_demand(lang: str) -> None:
     parts = build_parts(lang, {})  # outside any session, as the pool builds them
+    parts.lab.build_offscreen()
     taken: list[str] = []
 
     def prebuilt(want: str) -> LabParts:
