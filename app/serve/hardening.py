@@ -10,7 +10,8 @@
   another worker first.
 - ``/healthz`` for the balancer's health checks and the container's HEALTHCHECK.
 - One log line per page-script run naming the worker (:func:`log_page_runs`), so a test can count
-  them across workers. The line carries no request data: nothing about a student is logged.
+  them across workers. The line carries no request data: nothing about a student is logged
+  (what the process logs at all: app/serve/logs.py).
 """
 
 from __future__ import annotations
@@ -207,16 +208,26 @@ def capped_doc_handler(base: type, max_sessions: int) -> type:
     """Panel's page handler, but a page request beyond ``max_sessions`` gets the friendly 503."""
 
     class CappedDocHandler(base):
+        def _full(self) -> bool:
+            """Answer "the class is full" (503) if it is."""
+            if session_count(self.application) < max_sessions:
+                return False
+            seconds = random.randint(10, 20)  # spread the retries of a full lecture hall
+            self.set_status(503)
+            self.set_header("Retry-After", str(seconds))
+            self.set_header("Cache-Control", "no-store")
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(unavailable_page("full", seconds))
+            return True
+
         async def get(self, *args: Any, **kwargs: Any) -> None:
-            if session_count(self.application) >= max_sessions:
-                seconds = random.randint(10, 20)  # spread the retries of a full lecture hall
-                self.set_status(503)
-                self.set_header("Retry-After", str(seconds))
-                self.set_header("Cache-Control", "no-store")
-                self.set_header("Content-Type", "text/html; charset=utf-8")
-                self.finish(unavailable_page("full", seconds))
-                return
-            await super().get(*args, **kwargs)
+            if not self._full():
+                await super().get(*args, **kwargs)
+
+        async def head(self, *args: Any, **kwargs: Any) -> None:
+            # A monitor sees what a student would: 503 while the class is full.
+            if not self._full():
+                await super().head(*args, **kwargs)
 
     return CappedDocHandler
 
@@ -248,23 +259,31 @@ class HealthHandler(tornado.web.RequestHandler):
                                 "sessions": session_count(self.application),
                                 "sessions_kept": kept, "max_sessions": self.max_sessions}))
 
-    def head(self) -> None:
-        self.set_header("Cache-Control", "no-store")
-        self.finish()
+    head = get  # the same answer; tornado sends no body for HEAD
 
 
 def log_page_runs(routes: dict[str, Callable[[], Any]], worker: str
                   ) -> dict[str, Callable[[], Any]]:
-    """Wrap each page factory so every run logs ``page-run worker=W path=P session=S``."""
+    """Wrap each page factory so every run logs ``page-run worker=W path=P``.
+
+    No session id: it identifies a browser, and it is the session's bearer token. Only a test
+    process (``DPLAB_TEST_APP`` set, see :func:`test_routes`) adds ``session=S``, so that
+    tests/deploy can tell which worker built which of its tabs' pages."""
+    import os
+
     log = _logger()
+    with_session = bool(os.environ.get("DPLAB_TEST_APP"))
 
     def wrap(path: str, factory: Callable[[], Any]) -> Callable[[], Any]:
         def run() -> Any:
             import panel as pn
 
-            ctx = pn.state.curdoc.session_context if pn.state.curdoc else None
-            log.info("page-run worker=%s path=%s session=%s", worker, path,
-                     getattr(ctx, "id", "-"))
+            if with_session:
+                ctx = pn.state.curdoc.session_context if pn.state.curdoc else None
+                log.info("page-run worker=%s path=%s session=%s", worker, path,
+                         getattr(ctx, "id", "-"))
+            else:
+                log.info("page-run worker=%s path=%s", worker, path)
             try:
                 return factory()
             except Exception:

@@ -26,6 +26,8 @@ class _Page(tornado.web.RequestHandler):
         self.set_header("Cache-Control", "no-cache")
         self.finish(body)
 
+    head = get  # uptime monitors: the same status and headers; tornado sends no body
+
 
 class NotFound(tornado.web.RequestHandler):
     """Any address nothing else answers: a page in the reader's language and the site's look,

@@ -379,7 +379,9 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
           worker: str | None = None) -> None:
     """Start the server and block. Never debug or autoreload (production and tests alike).
 
-    ``allow_websocket_origin``: the browser-facing host[:port] names (e.g. the balancer's); only
+    ``allow_websocket_origin``: the browser-facing host[:port] names (e.g. the balancer's), and
+    those in ``DPLAB_ALLOW_WEBSOCKET_ORIGIN`` (comma separated, as for scripts/serve-prod, so
+    the name a page's alert gives works for ``make serve`` too: app/serve/origin.py); only
     those, this address and the loopback names are accepted. ``prefix``: URL prefix behind a
     reverse proxy (``/dplab``). ``max_sessions``: Bokeh sessions in this process before a page
     request gets the "class is full" page (HTTP 503). ``max_message_bytes``: largest websocket
@@ -392,8 +394,11 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         os.environ["BOKEH_RESOURCES"] = "server"
     import panel as pn
 
-    from app.serve import hardening, plain_pages, room_wiring, static_gzip
+    from app.serve import hardening, logs, origin, plain_pages, room_wiring, static_gzip
 
+    # Nothing about a student or a browser in the log (app/serve/logs.py), from the start.
+    logs.install()
+    origin.install_check_origin()
     pn.extension(design="fast", notifications=False)
     # Every component takes its design when it is made: Fast plus assets/dplab-controls.css
     # (keyboard focus inside the widgets' shadow roots; app/shell/template.py).
@@ -412,11 +417,14 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     room_wiring.install_teacher_check()
     pages = hardening.log_page_runs({**routes(), **hardening.test_routes()}, name)
     logging.getLogger("app").setLevel(logging.WARNING)
+    env_origins = os.environ.get(origin.SETTING, "").replace(",", " ").split()
+    origins = hardening.websocket_origins(address, port,
+                                          [*(allow_websocket_origin or []), *env_origins])
     server = pn.serve(
         pages,
         address=address,
         port=port,
-        websocket_origin=hardening.websocket_origins(address, port, allow_websocket_origin),
+        websocket_origin=origins,
         show=show,
         start=False,
         title="dplab",
@@ -425,7 +433,8 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
                         *room_wiring.plain_routes(
                             https=os.environ.get("DPLAB_HTTPS", "") in ("1", "true", "yes")),
                         (r"/healthz", hardening.HealthHandler,
-                         {"worker": name, "max_sessions": cap})],
+                         {"worker": name, "max_sessions": cap}),
+                        (r"/dplab-origin", origin.CheckHandler)],
         admin=False,
         verbose=True,
         prefix=prefix.strip("/"),
@@ -447,6 +456,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         hardening.header_transform(hardening.security_headers(frame_ancestors or ["'self'"])))
     plain_pages.install_not_found(server._tornado)
     server.start()
+    logs.announce(address, port, origins)
     room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()
 

@@ -119,9 +119,9 @@ def preload_hints(tail: str) -> str:
     return "".join(out)
 
 
-def early_chunk(head: str, frag: str) -> str:
-    """What a streamed page sends before it is built: the start of its <head>, and the card
-    where the main area will be.
+def early_chunk(head: str, frag: str, notice: str = "") -> str:
+    """What a streamed page sends before it is built: the start of its <head>, ``notice``
+    (app/serve/origin.py) and the card where the main area will be.
 
     The head's scripts and style sheets follow in :func:`rest_chunk`, in their order, above the
     page's own layout: a style sheet holds back the first paint until it has arrived, from a
@@ -129,7 +129,7 @@ def early_chunk(head: str, frag: str) -> str:
     to be painted keep the browser busy. Style sheets are announced (``preload``).
     """
     prefix, tail, close = split_resources(head)
-    return (prefix + preload_hints(tail) + close + _EARLY_CSS
+    return (prefix + preload_hints(tail) + close + notice + _EARLY_CSS
             + frag.replace(f'class="{FRAGMENT_CLASS}', f'class="{FRAGMENT_CLASS} {EARLY_CLASS}',
                            1))
 
@@ -156,25 +156,56 @@ def rest_chunk(page: str, sent_head: str) -> str:
     return first + rest[:i] + _MOVE_JS + rest[j + len(FRAGMENT_END):]
 
 
+def insert_after_body(page: str, notice: str) -> str:
+    """``page`` with ``notice`` right after its ``<body>`` tag (unchanged without one)."""
+    m = _BODY_TAG.search(page)
+    return page if m is None or not notice else page[:m.end()] + notice + page[m.end():]
+
+
+PAGE_CONTENT_TYPE = "text/html; charset=utf-8"
+
+
 def streaming_doc_handler(base: type) -> type:
     """Panel's page handler, but a page with an :data:`EARLY` function sends its <head> and
     the first card at once, then builds the page (its turn may come later when a class opens
     it together) and sends the rest. The <head> is the one of the last page built with the same
     key; until there is one (a server that just started: a whole class may arrive before the
-    first page is built), a minimal one, and the real one follows with the page."""
+    first page is built), a minimal one, and the real one follows with the page.
+
+    Every page (streamed or not) carries the websocket-origin alerts of app/serve/origin.py
+    right after ``<body>``, and answers HEAD (:meth:`head`)."""
 
     class FirstPaintDocHandler(base):
         _dp_stream: tuple[tuple[str, ...], str] | None = None
+        _dp_notice = ""  # for the page Bokeh writes next (not streamed)
+
+        def compute_etag(self) -> None:
+            # Each page carries its own session token (and is no-store): an ETag could never
+            # match, and hashing a 300 KB page per request is wasted.
+            return None
+
+        async def head(self, *args: Any, **kwargs: Any) -> None:
+            """An uptime monitor's probe: the page's status and headers, no page built (a GET
+            builds a Bokeh session, kept two minutes for a websocket that never comes). The
+            headers go out like a streamed page's: without a length."""
+            self.set_header("Content-Type", PAGE_CONTENT_TYPE)
+            self.set_header("Cache-Control", "no-store")
+            await self.flush()
+            self.finish()
 
         async def get(self, *args: Any, **kwargs: Any) -> None:
+            from app.serve import origin
+
+            notice = origin.page_notice(self)
             plan = await self._dp_plan()
             if plan is None:
+                self._dp_notice = notice
                 await super().get(*args, **kwargs)
                 return
             head = early_head(plan.key) or generic_head(plan.lang)
-            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("Content-Type", PAGE_CONTENT_TYPE)
             self.set_header("Cache-Control", "no-store")
-            super().write(early_chunk(head, plan.fragment))
+            super().write(early_chunk(head, plan.fragment, notice))
             try:
                 await self.flush()
             except Exception:  # the browser left; build nothing
@@ -200,6 +231,11 @@ def streaming_doc_handler(base: type) -> type:
                 return None
 
         def write(self, chunk: Any) -> None:
+            if self._dp_notice and isinstance(chunk, str):  # the page Bokeh built
+                notice, self._dp_notice = self._dp_notice, ""
+                # (Bokeh says text/html; the page is UTF-8, as the streamed pages say.)
+                self.set_header("Content-Type", PAGE_CONTENT_TYPE)
+                chunk = insert_after_body(chunk, notice)
             stream, self._dp_stream = self._dp_stream, None
             if stream is None or not isinstance(chunk, str):
                 if stream is not None:
