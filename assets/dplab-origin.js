@@ -18,13 +18,17 @@
 
   function show(kind) {
     if (leaving || shown("refused")) return;
-    all(".dp-origin-alert").forEach(function (el) { el.hidden = true; });
+    all(".dp-origin-alert").forEach(hide);
     all(".dp-origin-" + kind).forEach(function (el) {
       var code = el.querySelector(".dp-origin-setting");
       if (code) code.textContent = code.textContent.replace(/=.*$/, "=" + location.host);
+      el.setAttribute("role", "alert");
       el.hidden = false;
     });
   }
+
+  // Hidden alerts carry no role (app/serve/origin.py).
+  function hide(el) { el.hidden = true; el.removeAttribute("role"); }
 
   function failed(path) {
     if (leaving || shown("refused")) return;
@@ -45,7 +49,7 @@
     ws.addEventListener("message", function () {
       if (heard) return;
       heard = true;
-      all(".dp-origin-alert").forEach(function (el) { el.hidden = true; });
+      all(".dp-origin-alert").forEach(hide);
     });
     ws.addEventListener("close", function () { if (!heard) failed(path); });
   }

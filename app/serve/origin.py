@@ -107,7 +107,10 @@ def notice(lang: str, host: str, refused: bool) -> str:
     value = html.escape(f"{SETTING}={host}")
 
     def alert(kind: str, shown: bool) -> str:
-        return (f'<div class="dp-origin-alert dp-origin-{kind}" role="alert" '
+        # A hidden alert has no role until the script shows it: a page's own alerts (and a
+        # reader's list of them) never meet an empty one.
+        role = ' role="alert"' if shown else ""
+        return (f'<div class="dp-origin-alert dp-origin-{kind}"{role} '
                 f'lang="{html.escape(lang)}"{"" if shown else " hidden"}>'
                 f"<p>{html.escape(t(f'server.origin.{kind}', lang))}</p>"
                 f'<p><code class="dp-origin-setting">{value}</code></p></div>')

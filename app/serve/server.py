@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -24,10 +25,12 @@ ASSETS_DIR = assets.ASSETS
 
 def _lab() -> pn.template.FastListTemplate:
     from app.lab.page import create_page
+    from app.serve import prebuild
     from app.serve.room_wiring import lab_link
     from app.shell.options import session_args
 
-    return create_page(link=lab_link(session_args()))
+    pool = prebuild.lab_pool()
+    return create_page(link=lab_link(session_args()), prebuilt=pool.take if pool else None)
 
 
 def _register_early() -> None:
@@ -133,6 +136,31 @@ def cache_bokeh_defaults() -> None:
     PropertyDescriptor.has_unstable_default = cached_has_unstable_default
 
 
+def synced_params_once() -> None:
+    """Panel's ``Syncable._init_params`` asks for the list of synced parameters once per
+    parameter, and each ask rebuilds that list: ~25 lists per component, ~5 % of attaching a
+    /lab page to its document (in-process cProfile of ``server_doc``). The same result from
+    one list. Only for Panel 1.9.x, whose method this copies. Idempotent."""
+    import panel as pn
+    from panel.reactive import Syncable
+
+    if getattr(Syncable, "_dplab_synced_once", False) or not pn.__version__.startswith("1.9."):
+        return
+
+    def init_params(self: Any) -> dict[str, Any]:
+        synced = set(self._synced_params)
+        params = {}
+        for p in self.param:
+            if p in synced:
+                v = getattr(self, p)
+                if v is not None:
+                    params[p] = v
+        return params
+
+    Syncable._init_params = init_params  # type: ignore[method-assign]
+    Syncable._dplab_synced_once = True
+
+
 def lazy_pane_layouts() -> None:
     """Make a Panel pane's wrapper layout (``pane.layout``) when it is first used.
 
@@ -195,9 +223,15 @@ def tune_process() -> dict[str, Any]:
 
     - Bokeh's document validation is off: it only logs developer warnings, and it walked every
       new page's model graph (~8 % of the server's CPU while a class opened /lab).
+    - So are Bokeh's error diagnostics: they check the signature of every property callback
+      Panel registers (``inspect.signature`` ~360 times per /lab page, ~7 % of a page build)
+      and only improve a developer's error message.
     - A message to a browser looks up only the models it refers to, not all of the page's
       (app/serve/messages.py; ~13 % of a slider move).
-    - A Panel pane's unused wrapper Row is made only when used (:func:`lazy_pane_layouts`).
+    - A Panel pane's unused wrapper Row is made only when used (:func:`lazy_pane_layouts`), and
+      a component's synced parameters are listed once per model, not once per parameter
+      (:func:`synced_params_once`).
+    - /lab pages for the plain address are made ahead in idle time (app/serve/prebuild.py).
     - A template is attached to its document under one ``Document.models.freeze()``: Bokeh
       otherwise recomputes the whole model graph once per template root (~1/3 of the attach).
     - TCP_NODELAY on websocket connections: a pushed card leaves at once instead of waiting for
@@ -234,9 +268,11 @@ def tune_process() -> dict[str, Any]:
     from panel.template.base import BaseTemplate
 
     settings.perform_document_validation.set_value(False)
+    settings.perform_error_diagnostics.set_value(False)
     cache_bokeh_defaults()
     messages.install()
     lazy_pane_layouts()
+    synced_params_once()
 
     attach = BaseTemplate.server_doc
 
@@ -337,7 +373,7 @@ def tune_process() -> dict[str, Any]:
     pn_application._destroy_document = destroy_counted
     pn_document._garbage_collect = collect_all
 
-    activity = [0.0, 0.1]  # last websocket message (monotonic s), duration of the last build (s)
+    activity = _ACTIVITY
     ws_message = WSHandler.on_message
 
     async def on_message_seen(self: Any, fragment: Any) -> Any:
@@ -349,6 +385,13 @@ def tune_process() -> dict[str, Any]:
     turn = asyncio.Lock()
 
     async def get_session_in_turn(self: Any) -> Any:
+        activity[2] += 1
+        try:
+            return await build_in_turn(self)
+        finally:
+            activity[2] -= 1
+
+    async def build_in_turn(self: Any) -> Any:
         async with turn:
             end = time.monotonic() + min(BUILD_YIELD_MAX_S, activity[1])
             while time.monotonic() < end:
@@ -370,6 +413,19 @@ def tune_process() -> dict[str, Any]:
     DocHandler.get_session = get_session_in_turn  # type: ignore[method-assign]
     _TUNED.update(unused_session_lifetime_milliseconds=UNUSED_SESSION_LIFETIME_MS)
     return dict(_TUNED)
+
+
+# Last websocket message (monotonic s), duration of the last page build (s), page requests
+# waiting for or in their build.
+_ACTIVITY: list[float] = [0.0, 0.1, 0.0]
+
+
+def worker_quiet() -> bool:
+    """No page waiting to be built and no websocket message for ``prebuild.QUIET_S``: time to
+    build a page ahead (app/serve/prebuild.py)."""
+    from app.serve import prebuild
+
+    return not _ACTIVITY[2] and time.monotonic() - _ACTIVITY[0] >= prebuild.QUIET_S
 
 
 def serve(address: str = "127.0.0.1", port: int = 5006,
@@ -457,6 +513,9 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     plain_pages.install_not_found(server._tornado)
     server.start()
     logs.announce(address, port, origins)
+    from app.serve import prebuild
+
+    prebuild.start_lab_pool(worker_quiet)
     room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()
 

@@ -16,9 +16,10 @@ from app.serve import prebuild, server
 
 
 class _Request:
-    arguments: dict[str, list[bytes]] = {}
-    headers: dict[str, str] = {}
-    cookies: dict[str, str] = {}
+    def __init__(self) -> None:
+        self.arguments: dict[str, list[bytes]] = {}
+        self.headers: dict[str, str] = {}
+        self.cookies: dict[str, str] = {}
 
 
 class _Session:

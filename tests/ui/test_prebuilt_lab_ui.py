@@ -1,0 +1,71 @@
+"""A lab page built ahead (app/serve/prebuild.py) in a browser: the same card, address, keys,
+simulation and language as a page built on demand."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from ui.conftest import Server, start_server, stop_server
+from ui.test_lab_ui import check_card, open_lab
+
+READY = "lab pages built ahead:"
+
+
+@pytest.fixture(scope="module")
+def ahead_server() -> Iterator[Server]:
+    srv = start_server("ui-prebuilt-server.log", {"DPLAB_PREBUILT_PAGES": "4"})
+    yield srv
+    stop_server(srv)
+
+
+def _wait_for_ready(srv: Server, count: int) -> None:
+    """Poll the server log until the pool has announced itself full ``count`` times."""
+    deadline = time.monotonic() + 30
+    while srv.log_text().count(READY) < count:
+        assert time.monotonic() < deadline, srv.log_text()[-2000:]
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_page_built_ahead_works_as_one_built_on_demand(
+        browser: Any, ahead_server: Server, lang: str) -> None:
+    before = ahead_server.log_text().count(READY)
+    _wait_for_ready(ahead_server, max(1, before))
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+    ctx.set_default_timeout(20000)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        open_lab(page, ahead_server, f"lang={lang}")
+        # The page came from the pool: the pool refills and says it is full once more.
+        _wait_for_ready(ahead_server, max(1, before) + 1)
+        check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.13, lang=lang)
+        # The plain address becomes the full one once the page is live (as on demand).
+        expect(page).to_have_url(re.compile(r"[?&]eps=1(&|$)"))
+        # Keys: a typed ε, then the slider's arrow.
+        eps_label = r"^ε \(no unit\)" if lang == "en" else r"^ε"
+        box = page.get_by_label(re.compile(eps_label)).first
+        box.focus()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("2")
+        page.keyboard.press("Enter")
+        check_card(page, "sum", 4, 1.0, 1.0, 2.0, 0.13, lang=lang)
+        page.keyboard.press("Tab")
+        page.keyboard.press("ArrowRight")
+        expect(page.locator(".dp-eps")).to_have_text("2.05")
+        expect(page).to_have_url(re.compile(r"[?&]eps=2\.05(&|$)"))
+        # The simulation figure (made ahead too) appears when scrolled to.
+        reveal = page.locator(".dp-sim-text")
+        reveal.scroll_into_view_if_needed()
+        expect(page.locator(".dp-sim-reveal")).to_have_count(0)
+        expect(page.locator(".dp-sim-text")).to_contain_text("5000")
+    finally:
+        ctx.close()
+    assert errors == [], errors
