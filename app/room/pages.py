@@ -87,6 +87,11 @@ def _e(text: str) -> str:
 
 
 class TeachHandler(_Base):
+    async def head(self) -> None:
+        # Uptime monitors: the sign-in page's status and headers; never a new room.
+        lang, kept, notices = self.opts()
+        self.login(200, lang, kept, notices)
+
     async def get(self) -> None:
         lang, kept, notices = self.opts()
         room = self.get_query_argument("room", None)
@@ -375,8 +380,15 @@ class RoomApiHandler(_Base):
 
 class JoinHandler(_Base):
     async def get(self) -> None:
+        await self.join(self.get_query_argument("room", None))
+
+    async def head(self) -> None:
+        # Uptime monitors: the form's status and headers (tornado sends no body); a code in
+        # the address is not looked up, so a HEAD never counts as a guess.
+        await self.join(None)
+
+    async def join(self, typed: str | None) -> None:
         lang, kept, notices = self.opts()
-        typed = self.get_query_argument("room", None)
         error, status = "", 200
         if typed is not None:
             client = self.client()

@@ -262,6 +262,7 @@ def tune_process() -> dict[str, Any]:
     import gc
     import time
 
+    import tornado.web
     from bokeh.server.views.ws import WSHandler
     from bokeh.settings import settings
     from panel.io.state import state as pn_state
@@ -381,6 +382,15 @@ def tune_process() -> dict[str, Any]:
         return await ws_message(self, fragment)
 
     WSHandler.on_message = on_message_seen
+    # Any request (a plain page, a poll answer, a static file) is activity too: pages are built
+    # ahead only while nobody is waiting for anything (app/serve/prebuild.py).
+    handler_init = tornado.web.RequestHandler.__init__
+
+    def handler_seen(self: Any, *args: Any, **kwargs: Any) -> None:
+        activity[0] = time.monotonic()
+        handler_init(self, *args, **kwargs)
+
+    tornado.web.RequestHandler.__init__ = handler_seen  # type: ignore[method-assign]
     build_session: Any = DocHandler.get_session
     turn = asyncio.Lock()
 
@@ -415,14 +425,14 @@ def tune_process() -> dict[str, Any]:
     return dict(_TUNED)
 
 
-# Last websocket message (monotonic s), duration of the last page build (s), page requests
-# waiting for or in their build.
+# Last request or websocket message (monotonic s), duration of the last page build (s), page
+# requests waiting for or in their build.
 _ACTIVITY: list[float] = [0.0, 0.1, 0.0]
 
 
 def worker_quiet() -> bool:
-    """No page waiting to be built and no websocket message for ``prebuild.QUIET_S``: time to
-    build a page ahead (app/serve/prebuild.py)."""
+    """No page waiting to be built and no request or websocket message for
+    ``prebuild.QUIET_S``: time to build a page ahead (app/serve/prebuild.py)."""
     from app.serve import prebuild
 
     return not _ACTIVITY[2] and time.monotonic() - _ACTIVITY[0] >= prebuild.QUIET_S

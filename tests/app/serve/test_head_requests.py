@@ -17,7 +17,7 @@ from tornado.testing import AsyncHTTPTestCase
 from app.serve import hardening
 
 PATHS = ["/", "/lesson", "/lesson?topic=cdf", "/lab", "/lab?lang=en", "/cdf", "/healthz",
-         "/assets/dplab.css", "/assets/favicon.svg"]
+         "/assets/dplab.css", "/assets/favicon.svg", "/join", "/teach"]
 # What a GET and a HEAD must say alike (payload headers such as the length may differ: a page
 # is streamed, a static file is compressed for GET only).
 SAME = ("Content-Type", "Cache-Control", "Etag", "Content-Security-Policy",
@@ -75,3 +75,10 @@ class CappedHeadTest(AsyncHTTPTestCase):
         assert got.code == head.code == 503
         assert head.body == b"" and head.headers["Retry-After"]
         assert head.headers["Content-Type"] == got.headers["Content-Type"]
+
+
+def test_head_of_a_class_code_looks_nothing_up(live_server: LiveServer) -> None:
+    # A HEAD of /join?room=... is the form, never a guess at a class code (GET: 404 or 503).
+    got = request(live_server, "GET", "/join?room=ZZZZZZ")[0]
+    head, _, nothing = request(live_server, "HEAD", "/join?room=ZZZZZZ")
+    assert got in (404, 503) and (head, nothing) == (200, b"")
