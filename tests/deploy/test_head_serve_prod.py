@@ -4,7 +4,6 @@ every page a monitor may probe answers like GET, without a body, and a HEAD buil
 
 from __future__ import annotations
 
-import http.client
 import os
 import shutil
 import signal
@@ -14,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import http_probe
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,13 +58,7 @@ class Prod:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
     def request(self, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        try:
-            conn.request(method, path, headers={"Accept-Encoding": "gzip"})
-            r = conn.getresponse()
-            return r.status, {k.title(): v for k, v in r.getheaders()}, r.read()
-        finally:
-            conn.close()
+        return http_probe.request(self.port, method, path)
 
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGTERM)

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import logging
+from http_probe import Records
 
 from app.serve import hardening
 from app.shell.i18n import t
-
-
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
 
 
 def test_failing_page_build_gives_the_error_page_and_logs_the_traceback() -> None:
@@ -22,7 +13,7 @@ def test_failing_page_build_gives_the_error_page_and_logs_the_traceback() -> Non
         raise KeyError("lab.card.more")  # what a missing catalogue key once did
 
     pages = hardening.log_page_runs({"/lab": broken}, "w-test")
-    seen = _Records()
+    seen = Records()
     hardening.LOG.addHandler(seen)  # the server's own logger (it does not propagate)
     try:
         pane = pages["/lab"]()

@@ -5,10 +5,10 @@ tests/deploy/test_head_serve_prod.py.)"""
 
 from __future__ import annotations
 
-import http.client
 from types import SimpleNamespace as NS
 from typing import Any
 
+import http_probe
 import pytest
 import tornado.web
 from live_server import LiveServer
@@ -25,13 +25,7 @@ SAME = ("Content-Type", "Cache-Control", "Etag", "Content-Security-Policy",
 
 
 def request(srv: LiveServer, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
-    try:
-        conn.request(method, path, headers={"Accept-Encoding": "gzip"})
-        r = conn.getresponse()
-        return r.status, {k.title(): v for k, v in r.getheaders()}, r.read()
-    finally:
-        conn.close()
+    return http_probe.request(srv.port, method, path)
 
 
 @pytest.mark.parametrize("path", PATHS)

@@ -13,20 +13,14 @@ from typing import Any
 import pytest
 import tornado.httputil
 import tornado.web
+from http_probe import Records
 
 from app.serve import logs, origin
 
 SESSION_ID = "ze1O8bIdmuzAiMKt5GpYfpkiHzleS7KpPdj7Dv0Lhq2n"
 
 
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
+class _Records(Records):
     def text(self) -> str:
         out = []
         for r in self.records:
