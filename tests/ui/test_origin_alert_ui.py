@@ -126,20 +126,19 @@ def _proxied(ports: Ports, front: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
+def mapped_browser(browser: Any) -> Iterator[Any]:
+    """A second Chromium with the two names mapped, from the suite's own Playwright (a second
+    ``sync_playwright()`` cannot start while the session's browser runs)."""
     rules = f"MAP {ALLOWED} 127.0.0.1, MAP {REFUSED} 127.0.0.1"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            *CHROMIUM_FLAGS, f"--host-resolver-rules={rules}", "--no-proxy-server"])
-        yield b
-        b.close()
+    b = browser.browser_type.launch(executable_path=CHROMIUM, args=[
+        *CHROMIUM_FLAGS, f"--host-resolver-rules={rules}", "--no-proxy-server"])
+    yield b
+    b.close()
 
 
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+def page(mapped_browser: Any) -> Iterator[Any]:
+    ctx = mapped_browser.new_context(viewport={"width": 1366, "height": 768})
     ctx.set_default_timeout(30_000)
     pg = ctx.new_page()
     yield pg
