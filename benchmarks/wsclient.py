@@ -463,6 +463,7 @@ class LabTab(Session):
         self.eps = 1.0
         self._built: asyncio.Future[float] | None = None
         self._built_marker = ""
+        self.doc_json: dict[str, Any] = {}
 
     # ---- opening ----------------------------------------------------------------------------
     async def open(self) -> OpenTimes:
@@ -515,7 +516,8 @@ class LabTab(Session):
         reply = await self._pull_doc()
         self.times.doc = time.perf_counter() - t0
         self.times.doc_bytes = reply.size
-        self.index = DocIndex.from_doc(reply.content["doc"])
+        self.doc_json = reply.content["doc"]
+        self.index = DocIndex.from_doc(self.doc_json)
         self.card = card_values(self.index.card_text)
         if self.card:
             self.sigma_log = math.log10(float(self.card["sigma"]))

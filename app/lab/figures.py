@@ -179,12 +179,6 @@ class LabFigures:
         self.fig_sim = theme.large_type(h, self._large, self._dark)
         return self.fig_sim
 
-    def build_offscreen(self) -> None:
-        """Make the simulation figure now rather than when it first scrolls into view (a page
-        built ahead has the time: app/serve/prebuild.py)."""
-        if self.fig_sim is None:
-            self._build_sim_figure()
-
     def sim_figure(self) -> pn.Column:
         """The simulation figure's place in the page: an empty box of the figure's height
         until it comes near the viewport, then the figure (built once)."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -458,30 +457,14 @@ def build_parts(lang: str, args: dict[str, str]) -> LabParts:
     return LabParts(lab, extra, side)
 
 
-def default_address(args: dict[str, str], lang: str) -> bool:
-    """True when ``args`` (the session's address) asks for nothing but the lab's defaults in
-    ``lang``: the page is then the one :func:`build_parts` makes outside any session."""
-    return set(args) <= {"lang"} and args.get("lang", lang) == lang
-
-
-def create_page(lang: str | None = None, link: PageLink | None = None,
-                prebuilt: Callable[[str], LabParts | None] | None = None
+def create_page(lang: str | None = None, link: PageLink | None = None
                 ) -> pn.template.FastListTemplate:
     """The lab page for the current session (language from ?lang or Accept-Language).
 
     ``link``: a live class's tie to this page (app/shell/follow.py; made by app/room and
-    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own.
-    ``prebuilt``: gives parts built ahead for a language (app/serve/prebuild.py), or None;
-    used only for an address with nothing but the defaults."""
+    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own."""
     lang = lang or request_language()
-    args = options.session_args()
-    parts = None
-    if prebuilt is not None and link is None and default_address(args, lang):
-        parts = prebuilt(lang)
-        if parts is not None:
-            parts.lab.address.join_session()
-    if parts is None:
-        parts = build_parts(lang, args)
+    parts = build_parts(lang, options.session_args())
     lab, extra, side = parts.lab, parts.extra, parts.side
     if link is not None:
         extra = [*link.attach(LabFollowable(lab)), *extra]

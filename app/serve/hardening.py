@@ -262,6 +262,24 @@ class HealthHandler(tornado.web.RequestHandler):
     head = get  # the same answer; tornado sends no body for HEAD
 
 
+_PAGE_RUN: dict[str, Any] = {"worker": "-", "with_session": False}
+
+
+def page_run_taken(path: str, session_id: str | None = None) -> None:
+    """The ``page-run`` line of a page a session gets now (built now, or built ahead for
+    ``session_id``)."""
+    import panel as pn
+
+    log = _logger()
+    worker = _PAGE_RUN["worker"]
+    if _PAGE_RUN["with_session"]:
+        ctx = pn.state.curdoc.session_context if pn.state.curdoc else None
+        log.info("page-run worker=%s path=%s session=%s", worker, path,
+                 session_id or getattr(ctx, "id", "-"))
+    else:
+        log.info("page-run worker=%s path=%s", worker, path)
+
+
 def log_page_runs(routes: dict[str, Callable[[], Any]], worker: str
                   ) -> dict[str, Callable[[], Any]]:
     """Wrap each page factory so every run logs ``page-run worker=W path=P``.
@@ -271,19 +289,16 @@ def log_page_runs(routes: dict[str, Callable[[], Any]], worker: str
     tests/deploy can tell which worker built which of its tabs' pages."""
     import os
 
+    from app.serve import prebuild
+
     log = _logger()
     with_session = bool(os.environ.get("DPLAB_TEST_APP"))
+    _PAGE_RUN.update(worker=worker, with_session=with_session)
 
     def wrap(path: str, factory: Callable[[], Any]) -> Callable[[], Any]:
         def run() -> Any:
-            import panel as pn
-
-            if with_session:
-                ctx = pn.state.curdoc.session_context if pn.state.curdoc else None
-                log.info("page-run worker=%s path=%s session=%s", worker, path,
-                         getattr(ctx, "id", "-"))
-            else:
-                log.info("page-run worker=%s path=%s", worker, path)
+            if not prebuild.building_ahead:  # a page built ahead logs when a session takes it
+                page_run_taken(path)
             try:
                 return factory()
             except Exception:

@@ -1,18 +1,21 @@
 """Lab pages built ahead, in a worker's idle time, for the moment a whole class opens /lab.
 
-A /lab page costs ~0.2 s of server CPU, about a quarter of it making the page's Panel objects
-(the lab, its tour, its sidebar; app/lab/page.py :func:`build_parts`). Those objects depend only
-on the language and the address, and almost every student of a class opens the plain address.
-So while the worker has had nothing to do for :data:`QUIET_S`, it makes such parts, one set per
-:data:`TICK_MS`, up to :data:`DEFAULT_SIZE` per process (``DPLAB_PREBUILT_PAGES``), split
-between the languages as the recent requests were (Korean first until an English one
-arrives). A request for the plain address takes a set and only attaches it to its document;
-any other address (settings, a tour step, a room, ``size``/``theme``) is built as before. The
-CPU is the same; it is spent before the class instead of while the class waits.
+A /lab page costs ~0.2 s of server CPU: making its Panel objects and its ~200 Bokeh models in
+the session's document. Almost every student of a class opens the plain address (``/lab``, or
+``/lab?lang=ko``), and that page depends only on the language. So while the worker has had
+nothing to do for :data:`QUIET_S`, it builds such documents, one per :data:`TICK_MS`, exactly as
+Bokeh builds a session's document (the Panel application runs our page function), under a
+stand-in session whose request is the plain address in that language; up to
+:data:`DEFAULT_SIZE` per process (``DPLAB_PREBUILT_PAGES``; 0 = off), split between the
+addresses as the recent requests were (Korean first until another is asked for). When a
+request for the plain address arrives, its new session takes such a document instead of an
+empty one and skips the build. Any other address (settings, a tour step, a room, ``size``,
+``theme``, an unknown ``lang``) is built on demand as before. The CPU is the same; it is spent
+before the class instead of while the class waits.
 
-Nothing a student sees differs: a set is exactly what the page would build for that address
-(tests/app/serve/test_prebuild.py compares the documents), and a set is used once.
-``DPLAB_PREBUILT_PAGES=0`` turns it off.
+Nothing a student sees differs: a document is used once, and it is the document the page
+builds for that request (tests/app/serve/test_prebuild_live.py pulls one of each from a
+started server and compares them).
 """
 
 from __future__ import annotations
@@ -21,20 +24,25 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
-
-if TYPE_CHECKING:
-    from app.lab.page import LabParts
+import weakref
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
-DEFAULT_SIZE = 24  # ~1.5 MB each (scripts/serve-prod counts them in a worker's base)
+DEFAULT_SIZE = 16  # ~4 MB each (scripts/serve-prod counts them in a worker's base)
 QUIET_S = 1.0
 TICK_MS = 200
 LANGUAGES = ("ko", "en")
+# (language, whether the address names it): ``/lab`` with a browser in that language, or
+# ``/lab?lang=...``.
+Key = tuple[str, bool]
+KEYS: tuple[Key, ...] = tuple((lang, named) for lang in LANGUAGES for named in (False, True))
 
 log = logging.getLogger("dplab.server.prebuild")
+# True while a document is built ahead: app/serve/hardening.py logs its page-run line when a
+# student's session takes it instead.
+building_ahead = False
 
 
 def size_from_env(default: int = DEFAULT_SIZE) -> int:
@@ -53,59 +61,66 @@ def size_from_env(default: int = DEFAULT_SIZE) -> int:
 
 
 class Pool(Generic[T]):
-    """Sets of parts per language, filled by :meth:`fill_one` and emptied by :meth:`take`.
+    """Items per key, filled by :meth:`fill_one` and emptied by :meth:`take`.
 
-    ``build(lang)`` makes one set outside any session; ``quiet()`` says whether the worker is
-    idle enough to make one now. Demand is counted with a decay, so the split follows the last
-    few dozen requests; it starts at 3:1 for Korean.
+    ``build(key)`` makes one item; ``quiet()`` says whether the worker is idle enough to make
+    one now. Demand is counted with a decay, so the split follows the last few dozen requests;
+    it starts at ``prior`` (default: 3 for the first key, 1 for the others).
     """
 
-    def __init__(self, build: Callable[[str], T], size: int, quiet: Callable[[], bool],
-                 languages: tuple[str, ...] = LANGUAGES) -> None:
+    def __init__(self, build: Callable[[Any], T], size: int, quiet: Callable[[], bool],
+                 keys: tuple[Hashable, ...], prior: dict[Any, float] | None = None) -> None:
         self.build, self.size, self.quiet = build, size, quiet
-        self.ready: dict[str, list[T]] = {lang: [] for lang in languages}
-        self.demand: dict[str, float] = {lang: (3.0 if i == 0 else 1.0)
-                                         for i, lang in enumerate(languages)}
+        self.ready: dict[Any, list[T]] = {k: [] for k in keys}
+        self.demand: dict[Any, float] = prior or {k: (3.0 if i == 0 else 1.0)
+                                                 for i, k in enumerate(keys)}
         self.taken = self.missed = self.built = 0
         self._full_logged = False
 
-    def take(self, lang: str) -> T | None:
-        """A set for ``lang``, or None when none is ready (the caller builds its own)."""
-        if lang not in self.ready:
+    def take(self, key: Hashable) -> T | None:
+        """An item for ``key``, or None when none is ready (the caller builds its own)."""
+        if key not in self.ready:
             return None
         for k in self.demand:
             self.demand[k] *= 0.97
-        self.demand[lang] += 1.0
-        if self.ready[lang]:
+        self.demand[key] += 1.0
+        if self.ready[key]:
             self.taken += 1
             self._full_logged = False
-            return self.ready[lang].pop()
+            return self.ready[key].pop()
         self.missed += 1
         return None
 
-    def targets(self) -> dict[str, int]:
-        """How many sets each language should hold: ``size`` split by demand, at least one
-        for a language asked for recently (demand above 0.5)."""
+    def targets(self) -> dict[Any, int]:
+        """How many items each key should hold: ``size`` split by demand (rounded down, the
+        rest to the most asked for), at least one for a key asked for recently (demand > 0.5)
+        while there is room."""
         total = sum(self.demand.values()) or 1.0
-        out = {lang: round(self.size * d / total) for lang, d in self.demand.items()}
-        for lang, d in self.demand.items():
-            if self.size and d > 0.5:
-                out[lang] = max(out[lang], 1)
+        out = {k: int(self.size * d / total) for k, d in self.demand.items()}
+        order = sorted(self.demand, key=lambda k: -self.demand[k])
+        for k in order:
+            if sum(out.values()) >= self.size:
+                break
+            if out[k] == 0 and self.demand[k] > 0.5:
+                out[k] = 1
+        if order and sum(out.values()) < self.size:
+            out[order[0]] += self.size - sum(out.values())
         return out
 
     def fill_one(self) -> bool:
-        """Make one set for the language furthest below its target; False when all are full."""
+        """Make one item for the key furthest below its target; False when all are full."""
         targets = self.targets()
-        short = [(targets[lang] - len(sets), lang) for lang, sets in self.ready.items()
-                 if len(sets) < targets[lang]]
+        short = [(targets[k] - len(items), i, k) for i, (k, items) in enumerate(self.ready.items())
+                 if len(items) < targets[k]]
         if not short:
             if not self._full_logged:
                 self._full_logged = True
-                log.info("lab pages built ahead: %s",
-                         ", ".join(f"{k} {len(v)}" for k, v in self.ready.items()))
+                log.info("lab pages built ahead: %s", ", ".join(
+                    f"{k[0]}{'+lang' if k[1] else ''} {len(v)}" if isinstance(k, tuple)
+                    else f"{k} {len(v)}" for k, v in self.ready.items()))
             return False
-        _, lang = max(short)
-        self.ready[lang].append(self.build(lang))
+        _, _, key = max(short, key=lambda s: (s[0], -s[1]))
+        self.ready[key].append(self.build(key))
         self.built += 1
         return True
 
@@ -116,49 +131,177 @@ class Pool(Generic[T]):
         t0 = time.thread_time()
         try:
             built = self.fill_one()
-        except Exception:  # a failed set only means the next request builds its own
-            log.exception("building a page ahead failed")
+        except Exception:  # a failed build only means the next request builds its own
+            log.exception("building a page ahead failed; no more pages are built ahead")
             self.size = 0
             return
         if built:
-            # The new set joins the objects the collector no longer walks, as a page does
-            # after its build (app/serve/server.py).
+            # The new document joins the objects the collector no longer walks, as a page
+            # does after its build (app/serve/server.py).
             gc.collect(1)
             gc.freeze()
-            log.debug("page set built ahead in %.0f ms", 1000 * (time.thread_time() - t0))
+            log.debug("page built ahead in %.0f ms", 1000 * (time.thread_time() - t0))
 
 
-_POOL: Pool[LabParts] | None = None
+def request_key(arguments: dict[str, list[bytes]], headers: dict[str, Any]) -> Key | None:
+    """The pool key of a /lab request (its query arguments and headers), or None when the
+    page is not the plain address in a known language."""
+    from app.shell.i18n import pick_language
 
-
-def lab_pool() -> Pool[LabParts] | None:
-    """The process's pool of lab parts, once :func:`start_lab_pool` ran."""
-    return _POOL
-
-
-def start_lab_pool(quiet: Callable[[], bool], size: int | None = None
-                   ) -> Pool[LabParts] | None:
-    """Start filling lab parts on the running IOLoop (idempotent); None when the size is 0."""
-    global _POOL
-    if _POOL is not None:
-        return _POOL
-    n = size_from_env() if size is None else size
-    if n <= 0:
+    if set(arguments) - {"lang"}:
         return None
-    import panel as pn
+    named = arguments.get("lang", [b""])
+    raw = named[0].decode("utf-8", "replace") if named else ""
+    if raw and raw not in LANGUAGES:
+        return None
+    accept = headers.get("Accept-Language")
+    lang = pick_language(raw, accept if isinstance(accept, str) else None)
+    return (lang, bool(raw))
+
+
+def _stand_in_request(key: Key) -> tuple[Any, dict[str, list[bytes]], dict[str, str]]:
+    """A tornado request for the plain /lab address of ``key`` (what a browser sends)."""
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest
+
+    lang, named = key
+    uri = f"/lab?lang={lang}" if named else "/lab"
+    headers = {"Accept-Language": lang}
+    request = HTTPServerRequest(method="GET", uri=uri, headers=HTTPHeaders(headers))
+    return request, ({"lang": [lang.encode()]} if named else {}), headers
+
+
+class LabDocuments:
+    """Whole /lab documents built ahead for one Bokeh application context (one process)."""
+
+    def __init__(self, context: Any, size: int, quiet: Callable[[], bool]) -> None:
+        self.context = context
+        self.pool: Pool[Any] = Pool(self._build, size, quiet, KEYS)
+
+    def _build(self, key: Key) -> Any:
+        global building_ahead
+        from bokeh.document import Document
+        from bokeh.server.contexts import BokehSessionContext, _RequestProxy
+
+        request, arguments, headers = _stand_in_request(key)
+        doc = Document()
+        stand_in = BokehSessionContext(f"ahead-{id(doc)}", self.context.server_context, doc)
+        stand_in._request = _RequestProxy(request, arguments=arguments, cookies={},
+                                          headers=headers)
+        doc._session_context = weakref.ref(stand_in)
+        building_ahead = True
+        try:
+            self.context._application.initialize_document(doc)
+        finally:
+            building_ahead = False
+        # The stand-in lives as long as the document waits; the real context replaces it.
+        doc.__dict__["_dplab_stand_in"] = stand_in
+        return doc
+
+    def take(self, token: str | None) -> Any:
+        """A document built ahead for the request behind ``token``, or None."""
+        from bokeh.util.token import get_token_payload
+
+        if not token:
+            return None
+        payload = get_token_payload(token)
+        key = request_key(payload.get("arguments") or {}, payload.get("headers") or {})
+        return self.pool.take(key) if key is not None else None
+
+
+_DOCS: LabDocuments | None = None
+
+
+def lab_documents() -> LabDocuments | None:
+    """The process's documents built ahead, once :func:`install` ran."""
+    return _DOCS
+
+
+def install(tornado_app: Any, quiet: Callable[[], bool], size: int | None = None,
+            path: str = "/lab") -> LabDocuments | None:
+    """Build /lab documents ahead for ``tornado_app`` (a BokehTornado) and let its new sessions
+    take them (idempotent per process); None when the size is 0."""
+    global _DOCS
+    if _DOCS is not None:
+        return _DOCS
+    import bokeh
+
+    n = size_from_env() if size is None else size
+    context = getattr(tornado_app, "_applications", {}).get(path)
+    # The session hand-over copies Bokeh 3.9's method (see :func:`_taking`).
+    if n <= 0 or context is None or not bokeh.__version__.startswith("3.9."):
+        return None
     from tornado.ioloop import PeriodicCallback
 
-    from app.lab.page import build_parts
+    docs = LabDocuments(context, n, quiet)
+    context.create_session_if_needed = _taking(context, docs)
+    _DOCS = docs
+    PeriodicCallback(docs.pool.tick, TICK_MS).start()
+    return docs
 
-    def build(lang: str) -> LabParts:
-        # Outside any session: the parts of the plain address (no settings, no page options).
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None:
-            raise RuntimeError("a page built ahead must not belong to a session")
-        parts = build_parts(lang, {})
-        parts.lab.build_offscreen()
-        return parts
 
-    _POOL = Pool(build, n, quiet)
-    PeriodicCallback(_POOL.tick, TICK_MS).start()
-    return _POOL
+def _taking(context: Any, docs: LabDocuments) -> Callable[..., Any]:
+    """``ApplicationContext.create_session_if_needed`` of Bokeh 3.9 for ``context``, taking a
+    document built ahead when there is one for the request (else Bokeh's own method)."""
+    import datetime as dt
+
+    from bokeh.server.contexts import BokehSessionContext, _RequestProxy
+    from bokeh.server.session import ServerSession
+    from bokeh.util.token import get_token_payload
+    from panel.io.location import _get_location_params
+    from panel.io.state import set_curdoc, state
+    from panel.util import edit_readonly
+    from tornado import gen
+
+    from app.serve import hardening
+
+    own = context.create_session_if_needed
+
+    async def create_session_if_needed(session_id: str, request: Any = None,
+                                       token: str | None = None) -> Any:
+        if (not session_id or request is None or session_id in context._sessions
+                or session_id in context._pending_sessions):
+            return await own(session_id, request, token)
+        doc = docs.take(token)
+        if doc is None:
+            return await own(session_id, request, token)
+        future: Any = gen.Future()
+        context._pending_sessions[session_id] = future
+        session_context = BokehSessionContext(session_id, context.server_context, doc,
+                                              logout_url=context._logout_url)
+        payload = get_token_payload(token) if token else {}
+        if ("cookies" in payload and "headers" in payload
+                and "Cookie" not in payload["headers"]):
+            payload["headers"]["Cookie"] = "; ".join(
+                f"{k}={v}" for k, v in payload["cookies"].items())
+        session_context._request = _RequestProxy(request, arguments=payload.get("arguments"),
+                                                 cookies=payload.get("cookies"),
+                                                 headers=payload.get("headers"))
+        session_context._token = token
+        doc._session_context = weakref.ref(session_context)
+        doc.__dict__.pop("_dplab_stand_in", None)
+        try:
+            await context._application.on_session_created(session_context)
+        except Exception as e:
+            log.error("Failed to run session creation hooks %r", e, exc_info=True)
+        # The page's Location was made from the stand-in's request: the real one's host and
+        # port (the browser sends its own on load as well).
+        loc = state._locations.get(doc)
+        if loc is not None and session_context.request is not None:
+            r = session_context.request
+            with set_curdoc(doc), edit_readonly(loc):
+                loc.param.update(_get_location_params(r.protocol, r.host, r.uri))
+        # What Panel's init_doc does for a session it knows (it did not know the stand-in).
+        sessions = state.session_info["sessions"]
+        if session_id in sessions:
+            sessions[session_id].update({"started": dt.datetime.now().timestamp()})
+            doc.on_event("document_ready", state._init_session)
+        hardening.page_run_taken(context._url, session_id)
+        session = ServerSession(session_id, doc, io_loop=context._loop, token=token)
+        del context._pending_sessions[session_id]
+        context._sessions[session_id] = session
+        session_context._set_session(session)
+        context._session_contexts[session_id] = session_context
+        future.set_result(session)
+        return session
+
+    return create_session_if_needed

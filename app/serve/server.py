@@ -25,12 +25,10 @@ ASSETS_DIR = assets.ASSETS
 
 def _lab() -> pn.template.FastListTemplate:
     from app.lab.page import create_page
-    from app.serve import prebuild
     from app.serve.room_wiring import lab_link
     from app.shell.options import session_args
 
-    pool = prebuild.lab_pool()
-    return create_page(link=lab_link(session_args()), prebuilt=pool.take if pool else None)
+    return create_page(link=lab_link(session_args()))
 
 
 def _register_early() -> None:
@@ -525,7 +523,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     logs.announce(address, port, origins)
     from app.serve import prebuild
 
-    prebuild.start_lab_pool(worker_quiet)
+    prebuild.install(server._tornado, worker_quiet)
     room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()
 

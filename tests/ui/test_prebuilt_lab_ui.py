@@ -19,7 +19,7 @@ READY = "lab pages built ahead:"
 
 @pytest.fixture(scope="module")
 def ahead_server() -> Iterator[Server]:
-    srv = start_server("ui-prebuilt-server.log", {"DPLAB_PREBUILT_PAGES": "4"})
+    srv = start_server("ui-prebuilt-server.log", {"DPLAB_PREBUILT_PAGES": "8"})
     yield srv
     stop_server(srv)
 

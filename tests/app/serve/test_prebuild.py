@@ -1,108 +1,28 @@
-"""Lab parts built ahead (app/serve/prebuild.py): the same page, used once, split by demand."""
+"""The pool of pages built ahead (app/serve/prebuild.py): filled only when quiet, each item used
+once, split by demand; which requests may take one."""
 
 from __future__ import annotations
 
-import json
-import re
-import weakref
-from typing import Any
-
-import panel as pn
 import pytest
-from bokeh.document import Document
 
-from app.lab.page import LabParts, build_parts, create_page, default_address
-from app.serve import prebuild, server
+from app.serve import prebuild
 
 
-class _Request:
-    def __init__(self) -> None:
-        self.arguments: dict[str, list[bytes]] = {}
-        self.headers: dict[str, str] = {}
-        self.cookies: dict[str, str] = {}
-
-
-class _Session:
-    """What a page reads of its Bokeh session (no browser: nothing is sent)."""
-
-    id = "test-session"
-    request = _Request()
-
-
-def _doc_json(lang: str, prebuilt: Any = None) -> str:
-    doc = Document()
-    session = _Session()
-    doc._session_context = weakref.ref(session)  # type: ignore[assignment]
-    pn.state.curdoc = doc
-    try:
-        create_page(lang, prebuilt=prebuilt).server_doc(doc)
-        out = doc.to_json(deferred=False)
-    finally:
-        pn.state.curdoc = None
-    return _normalized(out)
-
-
-def _normalized(doc_json: Any) -> str:
-    """The document's JSON with model ids (and Panel's numbered default names) replaced by
-    their order of first appearance: two builds of the same page compare equal."""
-    text = json.dumps(doc_json, sort_keys=True, default=str)
-    ids: dict[str, str] = {}
-
-    def number(m: re.Match[str]) -> str:
-        return ids.setdefault(m.group(0), f"#{len(ids)}")
-
-    text = re.sub(r"p\d{4,}", number, text)  # Bokeh ids ("p1234")
-    text = re.sub(r"\b([A-Z][A-Za-z]+)\d{5}\b", r"\1#", text)  # Panel names ("Column00012")
-    return re.sub(r"-\d{9,}\b", "-#", text)  # Python object ids in root names ("main-1396...")
-
-
-@pytest.fixture(autouse=True)
-def _tuned() -> None:
-    server.tune_process()
-
-
-@pytest.mark.parametrize("lang", ["ko", "en"])
-def test_a_page_built_ahead_is_the_page_built_on_demand(lang: str) -> None:
-    parts = build_parts(lang, {})  # outside any session, as the pool builds them
-    parts.lab.build_offscreen()
-    taken: list[str] = []
-
-    def prebuilt(want: str) -> LabParts:
-        taken.append(want)
-        return parts
-
-    ahead = _doc_json(lang, prebuilt)
-    assert taken == [lang]
-    assert ahead == _doc_json(lang)
-    # the comparison sees a difference of one setting
-    other = build_parts(lang, {"sigma": "2"})
-    assert _doc_json(lang, lambda _: other) != ahead
-
-
-def test_only_the_plain_address_uses_a_page_built_ahead() -> None:
-    assert default_address({}, "ko") and default_address({"lang": "en"}, "en")
-    assert not default_address({"lang": "en"}, "ko")
-    for args in ({"sigma": "2"}, {"tour": "1"}, {"room": "ABCDEF"}, {"size": "large"},
-                 {"theme": "dark"}, {"eps": "1", "lang": "ko"}):
-        assert not default_address(args, "ko"), args
-
-
-def test_the_pool_fills_only_when_quiet_and_each_set_is_used_once() -> None:
+def test_the_pool_fills_only_when_quiet_and_each_item_is_used_once() -> None:
     quiet = [False]
     made: list[str] = []
 
-    def build(lang: str) -> str:
-        made.append(lang)
-        return f"{lang}-{len(made)}"
+    def build(key: str) -> str:
+        made.append(key)
+        return f"{key}-{len(made)}"
 
-    pool = prebuild.Pool(build, 4, lambda: quiet[0])
+    pool = prebuild.Pool(build, 4, lambda: quiet[0], ("ko", "en"))
     pool.tick()
     assert made == []  # busy: nothing built
     quiet[0] = True
     for _ in range(10):
         pool.tick()
-    # 3:1 for Korean before any request
-    assert sorted(made) == ["en", "ko", "ko", "ko"]
+    assert sorted(made) == ["en", "ko", "ko", "ko"]  # 3:1 for Korean before any request
     first, second = pool.take("ko"), pool.take("ko")
     assert first and second and first != second
     assert pool.take("fr") is None
@@ -110,12 +30,38 @@ def test_the_pool_fills_only_when_quiet_and_each_set_is_used_once() -> None:
 
 
 def test_the_split_follows_the_requests() -> None:
-    pool = prebuild.Pool(lambda lang: lang, 10, lambda: True)
+    pool = prebuild.Pool(lambda k: k, 10, lambda: True, ("ko", "en"))
     for _ in range(60):
         pool.take("en")
-    assert pool.targets()["en"] >= 9
-    assert pool.targets()["ko"] <= 1
+    t = pool.targets()
+    assert t["en"] >= 9 and t["ko"] <= 1 and sum(t.values()) == 10
     assert pool.missed == 60  # nothing was built yet: every request built its own
+
+
+def test_targets_never_exceed_the_size() -> None:
+    pool = prebuild.Pool(lambda k: k, 2, lambda: True, prebuild.KEYS)
+    for k in prebuild.KEYS:
+        pool.take(k)
+    assert sum(pool.targets().values()) == 2
+
+
+@pytest.mark.parametrize(("arguments", "accept", "key"), [
+    ({}, "ko-KR,ko;q=0.9", ("ko", False)),
+    ({}, "en-US,en;q=0.9", ("en", False)),
+    ({"lang": [b"en"]}, "ko", ("en", True)),
+    ({"lang": [b"ko"]}, None, ("ko", True)),
+])
+def test_the_plain_address_has_a_key(arguments: dict[str, list[bytes]], accept: str | None,
+                                     key: prebuild.Key) -> None:
+    headers = {"Accept-Language": accept} if accept else {}
+    assert prebuild.request_key(arguments, headers) == key
+
+
+@pytest.mark.parametrize("arguments", [
+    {"sigma": [b"2"]}, {"tour": [b"1"]}, {"room": [b"ABCDEF"]}, {"size": [b"large"]},
+    {"theme": [b"dark"]}, {"lang": [b"fr"]}, {"lang": [b"ko"], "eps": [b"1"]}])
+def test_any_other_address_is_built_on_demand(arguments: dict[str, list[bytes]]) -> None:
+    assert prebuild.request_key(arguments, {"Accept-Language": "ko"}) is None
 
 
 def test_size_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,99 @@
+"""A page built ahead, pulled from a started server, is the page built on demand: the same
+document (ids aside), and it answers a slider move."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from live_server import LiveServer
+from wsclient import LabTab
+
+READY = "lab pages built ahead:"
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, LiveServer]]:
+    d = tmp_path_factory.mktemp("prebuild")
+    ahead = LiveServer(d / "ahead.log", env={"DPLAB_PREBUILT_PAGES": "4"})
+    plain = LiveServer(d / "plain.log", env={"DPLAB_PREBUILT_PAGES": "0"})
+    yield ahead, plain
+    ahead.stop()
+    plain.stop()
+
+
+def _ready(srv: LiveServer, times: int) -> None:
+    """Poll the log until the pool has said it is full ``times`` times."""
+    deadline = time.monotonic() + 60
+    while srv.text().count(READY) < times:
+        assert time.monotonic() < deadline, srv.text()[-3000:]
+        time.sleep(0.1)
+
+
+def _normalized(doc: Any) -> str:
+    """Model ids, Panel's numbered names and Python object ids replaced by their order of first
+    appearance: two builds of the same page compare equal."""
+    def sort_sets(x: Any) -> Any:  # a Python set's order differs between processes
+        if isinstance(x, dict):
+            if set(x) == {"type", "entries"} and x["type"] == "set":
+                return {"type": "set", "entries": sorted(map(str, x["entries"]))}
+            return {k: sort_sets(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [sort_sets(v) for v in x]
+        return x
+
+    text = json.dumps(sort_sets(doc), sort_keys=True)
+    ids: dict[str, str] = {}
+
+    def number(m: re.Match[str]) -> str:
+        return ids.setdefault(m.group(0), f"#{len(ids)}")
+
+    text = re.sub(r"\bp\d{4,}\b", number, text)
+    text = re.sub(r"\b([A-Z][A-Za-z]+)\d{5}\b", r"\1#", text)
+    text = re.sub(r"-\d{9,}\b", "-#", text)
+    # the two servers' ports
+    return re.sub(r'127\.0\.0\.1:\d+|"port": "\d+"', "<host>", text)
+
+
+async def _pull(url: str) -> tuple[dict[str, Any], bool]:
+    """The document a tab pulls, and whether an ε move then brought the new card."""
+    tab = LabTab(url)
+    await tab.open()
+    try:
+        move = await tab.move("eps", 2.5)
+        deadline = time.monotonic() + 20
+        while move.latency is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        return tab.doc_json, move.latency is not None
+    finally:
+        await tab.close()
+
+
+@pytest.mark.parametrize("query", ["", "?lang=ko"])
+def test_a_page_built_ahead_is_the_page_built_on_demand(
+        servers: tuple[LiveServer, LiveServer], query: str) -> None:
+    ahead, plain = servers
+    before = ahead.text().count(READY)
+    _ready(ahead, max(1, before))
+    runs = ahead.text().count("page-run ")
+    got, moved = asyncio.run(_pull(f"{ahead.url}/lab{query}"))
+    # It came from the pool: no page was built for it (one page-run line, logged when taken),
+    # and the pool refills and says so again.
+    _ready(ahead, max(1, before) + 1)
+    assert ahead.text().count("page-run ") == runs + 1
+    want, moved_plain = asyncio.run(_pull(f"{plain.url}/lab{query}"))
+    got_text, want_text = _normalized(got), _normalized(want)
+    if got_text != want_text:
+        import difflib
+        a, b = re.split(r"(?<=[,}])", got_text), re.split(r"(?<=[,}])", want_text)
+        print("\n".join(list(difflib.unified_diff(a, b, n=1, lineterm=""))[:80]))
+    assert got_text == want_text
+    assert moved and moved_plain
+    # the comparison sees a one-setting difference
+    other, _ = asyncio.run(_pull(f"{plain.url}/lab?sigma=2"))
+    assert _normalized(other) != _normalized(want)
