@@ -7,7 +7,7 @@ nothing to do for :data:`QUIET_S`, it builds such documents, one per :data:`TICK
 Bokeh builds a session's document (the Panel application runs our page function), under a
 stand-in session whose request is the plain address in that language; up to
 :data:`DEFAULT_SIZE` per process (``DPLAB_PREBUILT_PAGES``; 0 = off), split between the
-addresses as the recent requests were (Korean first until another is asked for). When a
+addresses as the recent requests were (Korean first until another is asked for; a few requests move the split). When a
 request for the plain address arrives, its new session takes such a document instead of an
 empty one and skips the build. Any other address (settings, a tour step, a room, ``size``,
 ``theme``, an unknown ``lang``) is built on demand as before. The CPU is the same; it is spent
@@ -30,7 +30,7 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
-DEFAULT_SIZE = 16  # ~4 MB each (scripts/serve-prod counts them in a worker's base)
+DEFAULT_SIZE = 24  # ~3.2 MB each (scripts/serve-prod counts them in a worker's base)
 QUIET_S = 1.0
 TICK_MS = 200
 LANGUAGES = ("ko", "en")
@@ -64,15 +64,16 @@ class Pool(Generic[T]):
     """Items per key, filled by :meth:`fill_one` and emptied by :meth:`take`.
 
     ``build(key)`` makes one item; ``quiet()`` says whether the worker is idle enough to make
-    one now. Demand is counted with a decay, so the split follows the last few dozen requests;
-    it starts at ``prior`` (default: 3 for the first key, 1 for the others).
+    one now. Demand is counted with a decay (0.9 per request), so the split follows the last
+    dozen or so requests; it starts at ``prior`` (default: 1 for the first key, 0.25 for the
+    others: a class asks for one address, so a few requests move the split).
     """
 
     def __init__(self, build: Callable[[Any], T], size: int, quiet: Callable[[], bool],
                  keys: tuple[Hashable, ...], prior: dict[Any, float] | None = None) -> None:
         self.build, self.size, self.quiet = build, size, quiet
         self.ready: dict[Any, list[T]] = {k: [] for k in keys}
-        self.demand: dict[Any, float] = prior or {k: (3.0 if i == 0 else 1.0)
+        self.demand: dict[Any, float] = prior or {k: (1.0 if i == 0 else 0.25)
                                                  for i, k in enumerate(keys)}
         self.taken = self.missed = self.built = 0
         self._full_logged = False
@@ -82,7 +83,7 @@ class Pool(Generic[T]):
         if key not in self.ready:
             return None
         for k in self.demand:
-            self.demand[k] *= 0.97
+            self.demand[k] *= 0.9
         self.demand[key] += 1.0
         if self.ready[key]:
             self.taken += 1

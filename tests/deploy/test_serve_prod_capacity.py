@@ -42,9 +42,9 @@ def test_plenty_of_memory_gives_the_measured_capacity() -> None:
 
 
 @pytest.mark.parametrize(("limit", "expected"),
-                         [("1g", 49), ("1024m", 49), ("2g", 151), ("3g", 254)])
+                         [("1g", 42), ("1024m", 42), ("2g", 145), ("3g", 247)])
 def test_a_small_memory_limit_lowers_the_cap(limit: str, expected: int) -> None:
-    # (0.8 * limit - 40 MB) / 2 workers - (140 + 52) MB, in sessions of 4 MB
+    # (0.8 * limit - 40 MB) / 2 workers - (140 + 78) MB, in sessions of 4 MB
     cap, why = _cap(_config(DPLAB_MEMORY_LIMIT=limit).stdout)
     assert cap == min(expected, _measured())
     if expected < _measured():
