@@ -7,11 +7,11 @@ nothing to do for :data:`QUIET_S`, it builds such documents, one per :data:`TICK
 Bokeh builds a session's document (the Panel application runs our page function), under a
 stand-in session whose request is the plain address in that language; up to
 :data:`DEFAULT_SIZE` per process (``DPLAB_PREBUILT_PAGES``; 0 = off), split between the
-addresses as the recent requests were (Korean first until another is asked for; a few requests move the split). When a
-request for the plain address arrives, its new session takes such a document instead of an
-empty one and skips the build. Any other address (settings, a tour step, a room, ``size``,
-``theme``, an unknown ``lang``) is built on demand as before. The CPU is the same; it is spent
-before the class instead of while the class waits.
+addresses as the recent requests were (Korean first until another is asked for; a few
+requests move the split). When a request for the plain address arrives, its new session
+takes such a document instead of an empty one and skips the build. Any other address
+(settings, a tour step, a room, ``size``, ``theme``, an unknown ``lang``) is built on demand
+as before. The CPU is the same; it is spent before the class instead of while it waits.
 
 Nothing a student sees differs: a document is used once, and it is the document the page
 builds for that request (tests/app/serve/test_prebuild_live.py pulls one of each from a
