@@ -30,14 +30,9 @@ class AddressBar:
                         css_classes=["dp-address"])
         self._div.js_on_change("text", CustomJS(code=_ADDRESS_JS))
         self.pane = pn.pane.Bokeh(self._div, width=0, height=0, margin=0)
-        # Changes wait for the page to load in a browser; made outside a session (a page built
-        # ahead, or in-process) the bar waits until :meth:`join_session`.
+        # Changes wait for the page to load in a browser (outside a session, e.g. in-process
+        # tests, nothing is ever sent).
         self._loaded = False
-        self.join_session()
-
-    def join_session(self) -> None:
-        """Send the address once the current session's page has loaded (nothing outside a
-        session). Called when the bar is made, and again for a bar made outside a session."""
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(self._on_load)
 

@@ -152,6 +152,8 @@ def _refused_alert(page: Any, host: str, lang: str) -> None:
     expect(alert).to_have_attribute("lang", lang)
     expect(alert).to_contain_text(t("server.origin.refused", lang))
     expect(alert.locator("code")).to_have_text(f"DPLAB_ALLOW_WEBSOCKET_ORIGIN={host}")
+    # dark on white on every page (/cdf's own code style made it pale blue: 2:1)
+    expect(alert.locator("code")).to_have_css("color", "rgb(31, 31, 31)")
     box = alert.bounding_box()  # on top of the page, not under its header
     assert box is not None and box["y"] == 0 and box["height"] > 20
     expect(page.locator(".dp-origin-lost")).to_be_hidden()
