@@ -154,6 +154,9 @@ def _refused_alert(page: Any, host: str, lang: str) -> None:
     expect(alert.locator("code")).to_have_text(f"DPLAB_ALLOW_WEBSOCKET_ORIGIN={host}")
     # dark on white on every page (/cdf's own code style made it pale blue: 2:1)
     expect(alert.locator("code")).to_have_css("color", "rgb(31, 31, 31)")
+    # in the flow above the page's header, not over it (the header and its menu stay usable)
+    box, head = alert.bounding_box(), page.locator("#header").bounding_box()
+    assert box and head and head["y"] >= box["y"] + box["height"] - 1
     box = alert.bounding_box()  # on top of the page, not under its header
     assert box is not None and box["y"] == 0 and box["height"] > 20
     expect(page.locator(".dp-origin-lost")).to_be_hidden()
