@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import panel as pn
@@ -426,19 +425,15 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
 
 
 
-@dataclass
-class LabParts:
-    """What a lab page is made of before its template: built for one language and address."""
+def create_page(lang: str | None = None, link: PageLink | None = None
+                ) -> pn.template.FastListTemplate:
+    """The lab page for the current session (language from ?lang or Accept-Language).
 
-    lab: LabPage
-    extra: list[Any]
-    side: list[Any]
-
-
-def build_parts(lang: str, args: dict[str, str]) -> LabParts:
-    """The lab, its tour and its sidebar for ``lang`` and the address's settings ``args``
-    (page options are read from the current session, if any)."""
+    ``link``: a live class's tie to this page (app/shell/follow.py; made by app/room and
+    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own."""
+    lang = lang or request_language()
     state = LabState()
+    args = options.session_args()
     state.apply_url(args)
     # Unknown page options (theme, size, lang) join the lab's own notice box.
     bad = [("lab.url.bad", {"name": n, "value": v}) for n, v in options.bad_options()]
@@ -454,18 +449,6 @@ def build_parts(lang: str, args: dict[str, str]) -> LabParts:
         # curve keep the whole main screen (the projector's one-screen view).
         bridge, opener, panel = extra
         extra, side = [bridge], [opener, panel, *side]
-    return LabParts(lab, extra, side)
-
-
-def create_page(lang: str | None = None, link: PageLink | None = None
-                ) -> pn.template.FastListTemplate:
-    """The lab page for the current session (language from ?lang or Accept-Language).
-
-    ``link``: a live class's tie to this page (app/shell/follow.py; made by app/room and
-    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own."""
-    lang = lang or request_language()
-    parts = build_parts(lang, options.session_args())
-    lab, extra, side = parts.lab, parts.extra, parts.side
     if link is not None:
         extra = [*link.attach(LabFollowable(lab)), *extra]
     return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",

@@ -30,11 +30,11 @@ class AddressBar:
                         css_classes=["dp-address"])
         self._div.js_on_change("text", CustomJS(code=_ADDRESS_JS))
         self.pane = pn.pane.Bokeh(self._div, width=0, height=0, margin=0)
-        # Changes wait for the page to load in a browser (outside a session, e.g. in-process
-        # tests, nothing is ever sent).
         self._loaded = False
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(self._on_load)
+        else:
+            self._loaded = True
 
     def _on_load(self) -> None:
         # A change made before the page existed in the browser runs no CustomJS: send it now.
