@@ -85,9 +85,9 @@ class Pool(Generic[T]):
         for k in self.demand:
             self.demand[k] *= 0.9
         self.demand[key] += 1.0
+        self._full_logged = False  # taken, or the split moved: it is full again later
         if self.ready[key]:
             self.taken += 1
-            self._full_logged = False
             return self.ready[key].pop()
         self.missed += 1
         return None
