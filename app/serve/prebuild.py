@@ -116,9 +116,8 @@ class Pool(Generic[T]):
         if not short:
             if not self._full_logged:
                 self._full_logged = True
-                log.info("lab pages built ahead: %s", ", ".join(
-                    f"{k[0]}{'+lang' if k[1] else ''} {len(v)}" if isinstance(k, tuple)
-                    else f"{k} {len(v)}" for k, v in self.ready.items()))
+                log.info("lab pages built ahead: %s",
+                         ", ".join(f"{_label(k)} {len(v)}" for k, v in self.ready.items()))
             return False
         _, _, key = max(short, key=lambda s: (s[0], -s[1]))
         self.ready[key].append(self.build(key))
@@ -142,6 +141,13 @@ class Pool(Generic[T]):
             gc.collect(1)
             gc.freeze()
             log.debug("page built ahead in %.0f ms", 1000 * (time.thread_time() - t0))
+
+
+def _label(key: Any) -> str:
+    """A key as the log names it: ``ko`` (the plain /lab), ``ko+lang`` (/lab?lang=ko)."""
+    if isinstance(key, tuple):
+        return f"{key[0]}{'+lang' if key[1] else ''}"
+    return str(key)
 
 
 def request_key(arguments: dict[str, list[bytes]], headers: dict[str, Any]) -> Key | None:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from app.serve import messages, stream
+from app.serve import messages, prebuild, stream
 from app.shell import assets
 
 if TYPE_CHECKING:
@@ -431,8 +431,6 @@ _ACTIVITY: list[float] = [0.0, 0.1, 0.0]
 def worker_quiet() -> bool:
     """No page waiting to be built and no request or websocket message for
     ``prebuild.QUIET_S``: time to build a page ahead (app/serve/prebuild.py)."""
-    from app.serve import prebuild
-
     return not _ACTIVITY[2] and time.monotonic() - _ACTIVITY[0] >= prebuild.QUIET_S
 
 
@@ -521,8 +519,6 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     plain_pages.install_not_found(server._tornado)
     server.start()
     logs.announce(address, port, origins)
-    from app.serve import prebuild
-
     prebuild.install(server._tornado, worker_quiet)
     room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()
