@@ -70,12 +70,14 @@ class Pool(Generic[T]):
     """
 
     def __init__(self, build: Callable[[Any], T], size: int, quiet: Callable[[], bool],
-                 keys: tuple[Hashable, ...], prior: dict[Any, float] | None = None) -> None:
+                 keys: tuple[Hashable, ...], prior: dict[Any, float] | None = None,
+                 discard: Callable[[T], None] | None = None) -> None:
         self.build, self.size, self.quiet = build, size, quiet
+        self.discard = discard or (lambda item: None)
         self.ready: dict[Any, list[T]] = {k: [] for k in keys}
         self.demand: dict[Any, float] = prior or {k: (1.0 if i == 0 else 0.25)
                                                  for i, k in enumerate(keys)}
-        self.taken = self.missed = self.built = 0
+        self.taken = self.missed = self.built = self.discarded = 0
         self._full_logged = False
 
     def take(self, key: Hashable) -> T | None:
@@ -109,10 +111,17 @@ class Pool(Generic[T]):
         return out
 
     def fill_one(self) -> bool:
-        """Make one item for the key furthest below its target; False when all are full."""
+        """Make one item for the key furthest below its target; False when all are full.
+
+        The pool never holds more than ``size`` items: when the split has moved, the oldest
+        item of the key most above its target is discarded first."""
         targets = self.targets()
         short = [(targets[k] - len(items), i, k) for i, (k, items) in enumerate(self.ready.items())
                  if len(items) < targets[k]]
+        if short and sum(len(v) for v in self.ready.values()) >= self.size:
+            over = max(self.ready, key=lambda k: len(self.ready[k]) - targets[k])
+            self.discard(self.ready[over].pop(0))
+            self.discarded += 1
         if not short:
             if not self._full_logged:
                 self._full_logged = True
@@ -182,7 +191,7 @@ class LabDocuments:
 
     def __init__(self, context: Any, size: int, quiet: Callable[[], bool]) -> None:
         self.context = context
-        self.pool: Pool[Any] = Pool(self._build, size, quiet, KEYS)
+        self.pool: Pool[Any] = Pool(self._build, size, quiet, KEYS, discard=self._discard)
 
     def _build(self, key: Key) -> Any:
         global building_ahead
@@ -203,6 +212,17 @@ class LabDocuments:
         # The stand-in lives as long as the document waits; the real context replaces it.
         doc.__dict__["_dplab_stand_in"] = stand_in
         return doc
+
+    def _discard(self, doc: Any) -> None:
+        """End a document nobody took, as Bokeh ends an unused session: the document first,
+        then the session-destroyed hooks (Panel's bookkeeping of the page lets go of it)."""
+        from tornado.ioloop import IOLoop
+
+        stand_in = doc.__dict__.pop("_dplab_stand_in", None)
+        doc.destroy(None)
+        if stand_in is not None:
+            IOLoop.current().spawn_callback(self.context._application.on_session_destroyed,
+                                            stand_in)
 
     def take(self, token: str | None) -> Any:
         """A document built ahead for the request behind ``token``, or None."""

@@ -41,6 +41,23 @@ def test_the_split_follows_the_requests() -> None:
     assert pool.missed == 60  # nothing was built yet: every request built its own
 
 
+def test_the_pool_never_holds_more_than_its_size_when_the_split_moves() -> None:
+    gone: list[str] = []
+    made = iter(range(1000))
+    pool = prebuild.Pool(lambda k: f"{k}-{next(made)}", 4, lambda: True, ("ko", "en"),
+                         discard=gone.append)
+    for _ in range(10):
+        pool.tick()
+    assert [len(pool.ready[k]) for k in ("ko", "en")] == [4, 0]
+    for _ in range(10):  # an English class: every request misses, the split moves
+        pool.take("en")
+    for _ in range(10):
+        pool.tick()
+        assert sum(len(v) for v in pool.ready.values()) <= 4
+    assert len(pool.ready["en"]) >= 3 and pool.discarded == len(gone) >= 3
+    assert all(g.startswith("ko-") for g in gone)  # the oldest of the key no longer asked for
+
+
 def test_targets_never_exceed_the_size() -> None:
     pool = prebuild.Pool(lambda k: k, 2, lambda: True, prebuild.KEYS)
     for k in prebuild.KEYS:
