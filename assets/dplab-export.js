@@ -55,6 +55,18 @@ function findView(id) {
   return null;
 }
 
+// A figure that joins the page only when scrolled to (app/shell/widgets.py RevealSlot) is
+// put in place by the same click: wait until BokehJS has built and drawn it.
+async function viewWhenReady(id, timeoutMs = 5000) {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    const view = findView(id);
+    if (view && (typeof view.has_finished !== "function" || view.has_finished())) return view;
+    if (performance.now() > until) return null;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 // The figure's canvas with its legend (drawn in HTML on the page) drawn underneath.
 function withLegend(layer, items, colours, fontPx) {
   const src = layer.canvas;
@@ -176,7 +188,7 @@ export function render({ model }) {
     pending.delete(r.ticket);
     try {
       if (r.figure_id) {
-        const view = findView(r.figure_id);
+        const view = await viewWhenReady(r.figure_id);
         if (!view) throw new Error("figure not found");
         const layer = view.export("png");
         const composed = withLegend(layer, r.legend, model.colours, model.font_px);

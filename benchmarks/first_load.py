@@ -100,7 +100,46 @@ VARIANTS = {
     "bare-panel": "a bare Panel page (one slider, one Bokeh figure, no template), gzip on",
 }
 
-JS_CARD = r"""
+# Every shadow root the page makes is recorded as it is attached (an init script, run before
+# the page's own scripts), so the probe below asks each root once per frame with querySelector
+# instead of walking every element of the page: the walk ("scan", kept as --probe scan) took
+# ~90 ms of the lab page's main thread during a first load (CDP CPU profile), more the more
+# elements a page has, and so slowed the page it measured more than the bare baseline.
+JS_ROOTS = r"""
+(() => {
+  const roots = window.__dpShadowRoots = [];
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attach.call(this, init);
+    roots.push(root);
+    return root;
+  };
+})();
+"""
+
+JS_CARD_ROOTS = r"""
+() => new Promise(resolve => {
+  // first: a .dp-verdict with a box in the light DOM (the server-rendered card of
+  // app/lab/first_paint.py) or in a shadow root; live: one inside a Bokeh shadow root, i.e.
+  // drawn by the page's JavaScript with its controls.
+  let first = null;
+  const shown = el => el !== null && el.getBoundingClientRect().height > 0;
+  const tick = () => {
+    const now = performance.now();
+    let live = null;
+    for (const root of window.__dpShadowRoots || []) {
+      const v = root.querySelector('.dp-verdict');
+      if (shown(v)) { live = v; break; }
+    }
+    if (first === null && (live || shown(document.querySelector('.dp-verdict')))) first = now;
+    if (live) resolve([first, now]);
+    else requestAnimationFrame(tick);
+  };
+  tick();
+})
+"""
+
+JS_CARD_SCAN = r"""
 () => new Promise(resolve => {
   // first: any .dp-verdict with a box (the server-rendered card of app/lab/first_paint.py
   // counts);
@@ -147,8 +186,10 @@ class Load:
     rows: list[tuple[str, int, int, str, str]] = field(default_factory=list)
 
 
-def measure(ctx: Any, url: str) -> Load:
+def measure(ctx: Any, url: str, probe: str = "roots") -> Load:
     pg = ctx.new_page()
+    if probe == "roots":
+        pg.add_init_script(JS_ROOTS)
     cdp = ctx.new_cdp_session(pg)
     cdp.send("Network.enable")
     info: dict[str, dict[str, Any]] = {}
@@ -175,7 +216,8 @@ def measure(ctx: Any, url: str) -> Load:
 
     pg.on("response", on_pw_response)
     pg.goto(url, wait_until="commit")
-    card, live = (float(x) for x in pg.evaluate(JS_CARD))
+    js = JS_CARD_ROOTS if probe == "roots" else JS_CARD_SCAN
+    card, live = (float(x) for x in pg.evaluate(js))
     pg.wait_for_load_state("load")
     nav = pg.evaluate("() => { const n = performance.getEntriesByType('navigation')[0];"
                       " return [n.responseStart, n.domContentLoadedEventEnd]; }")
@@ -208,6 +250,10 @@ def main() -> None:
     ap.add_argument("--no-warmup", action="store_true",
                     help="skip the throw-away first load: the first cold load is then the "
                          "server's first page of its language/size/theme")
+    ap.add_argument("--probe", choices=("roots", "scan"), default="roots",
+                    help="how the card is found each frame: 'roots' asks every shadow root "
+                         "recorded as it was attached (light); 'scan' walks every element "
+                         "(the probe before 2026-12-01, which slowed large pages)")
     ap.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
@@ -235,15 +281,15 @@ def main() -> None:
                 if args.no_warmup:
                     break
                 c0 = browser.new_context(viewport={"width": 1366, "height": 768})
-                measure(c0, bases[n] + args.path)
+                measure(c0, bases[n] + args.path, args.probe)
                 c0.close()
             # Variants alternate within each round, so machine load hits them alike.
             for i in range(args.loads):
                 for n in names:
                     print(f"  round {i + 1}/{args.loads}: {n}", file=sys.stderr, flush=True)
                     ctx = browser.new_context(viewport={"width": 1366, "height": 768})
-                    cold[n].append(measure(ctx, bases[n] + args.path))
-                    warm[n].append(measure(ctx, bases[n] + args.path))
+                    cold[n].append(measure(ctx, bases[n] + args.path, args.probe))
+                    warm[n].append(measure(ctx, bases[n] + args.path, args.probe))
                     ctx.close()
             browser.close()
     finally:

@@ -27,7 +27,7 @@ from app.shell import theme, widgets
 from app.shell.figures import lean, legend_below, set_data
 from app.shell.legend import LEGEND_CSS, legend_html, take_legend
 from app.shell.numbers import fmt_num, fmt_prob
-from app.shell.widgets import RevealBox
+from app.shell.widgets import RevealSlot
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -179,19 +179,22 @@ class LabFigures:
         self.fig_sim = theme.large_type(h, self._large, self._dark)
         return self.fig_sim
 
-    def sim_figure(self) -> pn.Column:
+    def sim_figure(self) -> RevealSlot:
         """The simulation figure's place in the page: an empty box of the figure's height
-        until it comes near the viewport, then the figure (built once)."""
-        reveal = RevealBox(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width", margin=0,
-                         css_classes=["dp-sim-reveal"])
-        slot = pn.Column(reveal, sizing_mode="stretch_width", margin=0)
-
-        def show(*_: Any) -> None:
+        until it comes near the viewport, then the figure (built then, once)."""
+        def make() -> pn.pane.Bokeh:
             fig = self.fig_sim if self.fig_sim is not None else self._build_sim_figure()
-            slot.objects = [pn.pane.Bokeh(fig, sizing_mode="stretch_width")]
+            return pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+        return RevealSlot(make, PLOT_HEIGHT - 40, box_classes=["dp-sim-reveal"])
 
-        reveal.param.watch(show, "seen")
-        return slot
+    def curve_figure(self) -> RevealSlot:
+        """The ε–δ curve's place below the first screen: the figure is built with the page and
+        kept up to date, but joins the page only when a student scrolls near it (or saves it
+        as PNG): it was ~60 of the first document's ~210 Bokeh models, and the browser's
+        first load is shorter by them."""
+        height = PLOT_HEIGHT_LARGE if self._large else PLOT_HEIGHT
+        return RevealSlot(lambda: pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width"),
+                          height, box_classes=["dp-curve-reveal"])
 
     def _on_tap(self, event: Tap) -> None:
         if event.x is None:

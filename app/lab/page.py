@@ -38,6 +38,7 @@ from app.shell.follow import PageLink
 from app.shell.i18n import t
 from app.shell.options import request_language
 from app.shell.tour import step_from_address
+from app.shell.widgets import RevealSlot
 from dpcore import queries
 from dpcore.certify import Certification
 
@@ -132,6 +133,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         # the probabilities, the text tables, the simulation, the exports): hidden with the card.
         self._answer_panes: list[Any] = []
         self._hidden_for_tour = False
+        self._curve_slot: RevealSlot | None = None  # the curve's place until scrolled to
         self.conceal_note = widgets.TextPane("", stylesheets=[CARD_CSS], visible=False,
                                              sizing_mode="stretch_width",
                                              css_classes=["dp-tour-conceal-note"])
@@ -326,6 +328,8 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             cert = self._current_cert()
             stem = export.file_stem(cert)
             if kind in figures:
+                if kind == "png-curve" and self._curve_slot is not None:
+                    self._curve_slot.reveal()  # saved before scrolled to: the browser waits
                 name, fig, entries = figures[kind]
                 return exportbar.ExportFile(
                     f"{stem}-{name}.png", export.certification_json(cert), fig.id,
@@ -370,7 +374,10 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>',
             sizing_mode="stretch_width", stylesheets=[CARD_CSS])
         dens = pn.pane.Bokeh(self.fig_dens, sizing_mode="stretch_width")
-        curve_fig = pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width")
+        # On the projector the curve is on the first screen; elsewhere it waits below it.
+        curve_fig: Any = (pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width")
+                          if self._large else self.curve_figure())
+        self._curve_slot = curve_fig if isinstance(curve_fig, RevealSlot) else None
         curve_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
                                   f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>",
                                   stylesheets=[CARD_CSS], sizing_mode="stretch_width")

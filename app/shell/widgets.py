@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import panel as pn
@@ -34,6 +35,35 @@ class RevealBox(pn.custom.JSComponent):
     seen = param.Boolean(default=False, doc="True once the box has been near the viewport.")
 
     _esm = assets.path("dplab-reveal.js")
+
+
+class RevealSlot(pn.Column):
+    """A place in the page that holds a :class:`RevealBox` of ``height`` until the box comes
+    near the viewport (or :meth:`reveal` is called), then the object ``make()`` returns.
+
+    ``make`` is called once. What it returns may be built ahead (a figure kept up to date
+    while unseen costs no message); only attaching it to the page is deferred, which keeps
+    ~60 Bokeh models per figure out of the page's first document.
+    """
+
+    def __init__(self, make: Callable[[], Any], height: int, **params: Any) -> None:
+        params.setdefault("sizing_mode", "stretch_width")
+        params.setdefault("margin", 0)
+        box = RevealBox(height=height, sizing_mode="stretch_width", margin=0,
+                        css_classes=list(params.pop("box_classes", [])))
+        super().__init__(box, **params)
+        self._make: Callable[[], Any] | None = make
+        box.param.watch(lambda *_: self.reveal(), "seen")
+
+    @property
+    def revealed(self) -> bool:
+        return self._make is None
+
+    def reveal(self) -> None:
+        """Put the real object in place now (idempotent)."""
+        make, self._make = self._make, None
+        if make is not None:
+            self.objects = [make()]
 
 
 # Touch screens and phones: a handle a finger can hit (30 px; WCAG 2.5.8 asks >= 24 px).

@@ -179,6 +179,24 @@ def page(context: Any, server: Server, requests_seen: Requests) -> Iterator[Any]
     assert errors == [], f"JavaScript errors in the page: {errors}"
 
 
+CURVE_CANVAS = ".dp-curve-plot canvas.bk-layer:not(.bk-glyph)"
+
+
+def show_curve(pg: Any, *, back_to_top: bool = True) -> None:
+    """Bring the lab's ε–δ curve into the page: below the first screen it joins the page only
+    when scrolled near (app/lab/figures.py ``curve_figure``). Call it once the page is live;
+    ``back_to_top`` scrolls the main area back afterwards."""
+    expect(pg.locator(".dp-density-plot canvas.bk-layer").first).to_be_visible()
+    reveal = pg.locator(".dp-curve-reveal")
+    if reveal.count():
+        reveal.first.scroll_into_view_if_needed()
+    expect(pg.locator(CURVE_CANVAS).first).to_be_visible()
+    expect(reveal).to_have_count(0)
+    if back_to_top:
+        pg.evaluate("() => { const m = document.getElementById('main');"
+                    " if (m) m.scrollTo(0, 0); window.scrollTo(0, 0); }")
+
+
 def shot(pg: Any, name: str) -> Path:
     """Screenshot of the whole page (the template scrolls inside <main>, so grow the viewport)."""
     ARTIFACTS.mkdir(exist_ok=True)

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.shell.i18n import t
-from ui.conftest import ARTIFACTS, ROOT, Server, run_axe, shot
+from ui.conftest import ARTIFACTS, ROOT, Server, run_axe, shot, show_curve
 
 # (css) -> what a reader of this page sees first once it is ready
 READY = {
@@ -53,6 +53,8 @@ def test_axe_finds_no_violation_at_any_impact(page: Any, server: Server, path: s
     url = f"{path}{sep}lang={lang}" + ("&theme=dark" if theme == "dark" else "")
     page.goto(server.url + url)
     _wait_ready(page, path)
+    if path.startswith("/lab"):
+        show_curve(page)  # the curve's toolbar and legend are checked too
     found = run_axe(page)
     # kept for the note (test-artifacts/axe-*.json)
     ARTIFACTS.mkdir(exist_ok=True)
@@ -291,6 +293,7 @@ def test_tour_conceals_every_answering_view(page: Any, server: Server, lang: str
     # a prediction reveals the card and every view with it
     page.locator(".dp-tour-option-0 button").click()
     expect(page.locator(".dp-verdict")).to_be_visible()
+    show_curve(page)
     expect(page.locator(".dp-curve-plot")).to_be_visible()
     expect(note).to_be_hidden()
     page.wait_for_function(f"() => ({_SUBTITLES_JS})().includes('P₀')")
@@ -501,7 +504,7 @@ def test_constant_query_curve_keeps_its_axes(page: Any, server: Server) -> None:
     page.on("console", lambda m: logs.append(m.text))
     page.goto(f"{server.url}/lab?lang=en&q=const")
     _wait_ready(page, "/lab")
-    expect(page.locator(".dp-curve-plot canvas").first).to_be_visible()
+    show_curve(page)
     page.locator(".dp-preset-sum_pass button").click()
     expect(page.locator(".dp-verdict")).to_contain_text("pass")
     assert not [m for m in logs if "could not set initial ranges" in m], logs

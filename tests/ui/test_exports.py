@@ -25,7 +25,7 @@ from app.cli import main as cli_main
 from app.lab import export
 from app.lab.state import LabState
 from dpcore import certify, gaussian
-from ui.conftest import ARTIFACTS, Server, shot
+from ui.conftest import ARTIFACTS, Server, shot, show_curve
 
 UNDERFLOW = ("mean", 32, 1.0, 10.0, 10.0, 0.0)  # query, n, B, sigma, eps, claimed delta
 UNDERFLOW_URL = "q=mean&n=32&B=1&sigma=10&eps=10&delta=0"
@@ -129,7 +129,7 @@ def test_each_export_matches_dpcore(page: Any, server: Server, lang: str,
                                     tmp_path: Path) -> None:
     page.goto(f"{server.url}/lab?{UNDERFLOW_URL}&lang={lang}")
     expect(page.locator(".dp-log10-delta")).to_have_text("-2223595.4904")
-    expect(page.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
+    show_curve(page)
     c = certify.certify(*UNDERFLOW)
     cli = cli_json(*UNDERFLOW)
     # The card: "0 (underflow) ≈ 10^−2223595.49" with a badge, the 0 still in its own span.
@@ -179,3 +179,29 @@ def test_each_export_matches_dpcore(page: Any, server: Server, lang: str,
             (ARTIFACTS / f"export-{name}.png").write_bytes(data)
     # Nothing went to the network: the conftest page fixture checks every request.
     assert re.fullmatch(r"dplab-mean-n32-B1-sigma10-eps10-curve\.png", p.name)
+
+
+def test_the_curve_saved_as_png_before_it_was_scrolled_to(page: Any, server: Server,
+                                                          tmp_path: Path) -> None:
+    """Below the first screen the curve joins the page only when scrolled near; its save
+    button, pressed without scrolling (a keyboard or assistive-technology click), puts it in
+    place and still saves the whole figure."""
+    from PIL import Image
+
+    page.goto(f"{server.url}/lab?{UNDERFLOW_URL}&lang=en")
+    expect(page.locator(".dp-density-plot canvas.bk-layer").first).to_be_visible()
+    expect(page.locator(".dp-curve-reveal")).to_have_count(1)
+    expect(page.locator(".dp-curve-plot")).to_have_count(0)
+    with page.expect_download() as info:
+        page.locator("button.dp-export-png-curve").dispatch_event("click")
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    data = path.read_bytes()
+    assert path.name == "dplab-mean-n32-B1-sigma10-eps10-curve.png"
+    assert json.loads(png_description(data)) == json.loads(cli_json(*UNDERFLOW))
+    img = Image.open(io.BytesIO(data)).convert("RGB")
+    box = page.locator(".dp-curve-plot").first.bounding_box()
+    assert box and abs(img.width - box["width"]) <= 2 and img.height >= 300
+    colours = img.getcolors(maxcolors=1 << 16)
+    assert colours is None or len(colours) > 20, "an empty picture"
+    expect(page.locator(".dp-curve-reveal")).to_have_count(0)

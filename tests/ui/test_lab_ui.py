@@ -13,15 +13,15 @@ from playwright.sync_api import expect
 from app.lab.state import PRESET_BY_KEY
 from app.shell.numbers import fmt_log10, parse_number
 from dpcore import certify
-from ui.conftest import Server, shot
+from ui.conftest import Server, shot, show_curve
 
 
 def open_lab(page: Any, server: Server, query: str = "lang=en") -> None:
     page.goto(f"{server.url}/lab?{query}")
     expect(page.locator(".dp-verdict")).to_be_visible()
-    expect(page.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
     # The server-rendered first card (app/shell/first_paint.py) has made way for the live one.
     expect(page.locator("#dp-first-paint")).to_have_count(0)
+    show_curve(page)
 
 
 def card(page: Any) -> dict[str, str]:

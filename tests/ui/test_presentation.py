@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from dpcore import certify
-from ui.conftest import Server, shot
+from ui.conftest import Server, shot, show_curve
 
 SIZES = {
     "laptop": {"viewport": {"width": 1366, "height": 768}, "query": ""},
@@ -79,10 +79,10 @@ def open_page(contexts: Any, requests_seen: Any) -> Iterator[Any]:
 
 def wait_lab(pg: Any) -> None:
     expect(pg.locator(".dp-verdict")).to_be_visible()
-    expect(pg.locator(".dp-curve-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
     expect(pg.locator(".dp-density-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
     # The server-rendered first card (app/shell/first_paint.py) has made way for the live one.
     expect(pg.locator("#dp-first-paint")).to_have_count(0)
+    show_curve(pg)
 
 
 def no_horizontal_scroll(pg: Any) -> None:

@@ -1,0 +1,69 @@
+"""RevealSlot: a figure joins the page when its place is seen, once; the lab's first document
+holds the ε–δ curve only where it is on the first screen (the projector view)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+from bokeh.document import Document
+from bokeh.models import Plot
+
+from app.lab.page import LabPage
+from app.lab.state import LabState
+from app.shell.widgets import RevealBox, RevealSlot
+
+
+def test_the_slot_holds_its_box_until_seen_then_the_object_once() -> None:
+    made: list[Any] = []
+
+    def make() -> pn.pane.Markdown:
+        made.append(pn.pane.Markdown("figure"))
+        return made[-1]
+
+    slot = RevealSlot(make, 400, box_classes=["dp-x-reveal"])
+    box = slot.objects[0]
+    assert isinstance(box, RevealBox) and box.height == 400 and "dp-x-reveal" in box.css_classes
+    assert not slot.revealed and made == []
+    box.seen = True  # what the browser reports when the box comes near the viewport
+    assert slot.revealed and slot.objects == made and len(made) == 1
+    slot.reveal()  # again (a PNG export after the scroll): nothing new is made
+    assert len(made) == 1 and slot.objects == made
+
+
+def _plots(page: LabPage) -> set[str]:
+    doc = Document()
+    pn.state.curdoc = doc
+    try:
+        col = pn.Column(*page.main())
+        col.server_doc(doc)
+        return {c for m in doc.models if isinstance(m, Plot) for c in m.css_classes}
+    finally:
+        pn.state.curdoc = None
+
+
+def test_the_curve_waits_below_the_first_screen_and_is_kept_up_to_date() -> None:
+    page = LabPage(LabState(), "en")
+    assert _plots(page) == {"dp-density-plot"}
+    assert page._curve_slot is not None and not page._curve_slot.revealed
+    # Unseen, the figure still follows the state: when it joins, it is current.
+    page.state.set_text("eps", "2")
+    assert list(page.src_cur.data["eps"]) == [2.0]
+    page._curve_slot.reveal()
+    assert page._curve_slot.objects[0].object is page.fig_curve
+
+
+def test_the_projector_view_has_the_curve_from_the_start() -> None:
+    page = LabPage(LabState(), "en", large=True)
+    assert _plots(page) == {"dp-density-plot", "dp-curve-plot"}
+    assert page._curve_slot is None
+
+
+def test_saving_the_curve_as_png_puts_it_in_place() -> None:
+    page = LabPage(LabState(), "en")
+    page.main()
+    bar = page.exports()
+    assert page._curve_slot is not None and not page._curve_slot.revealed
+    f = bar._make("png-curve") if bar._make else None
+    assert f is not None and f.figure_id == page.fig_curve.id
+    assert page._curve_slot.revealed
