@@ -186,10 +186,21 @@ class Load:
     rows: list[tuple[str, int, int, str, str]] = field(default_factory=list)
 
 
-def measure(ctx: Any, url: str, probe: str = "roots") -> Load:
+def measure(ctx: Any, url: str, probe: str = "roots", count_bytes: bool = True) -> Load:
+    """One load of ``url`` in ``ctx``. ``count_bytes=False``: only the times, without the
+    DevTools network events and response bodies (they cost the page's main thread more the more
+    responses it has, so the times a run reports come from such loads)."""
     pg = ctx.new_page()
     if probe == "roots":
         pg.add_init_script(JS_ROOTS)
+    if not count_bytes:
+        pg.goto(url, wait_until="commit")
+        card, live = (float(x) for x in pg.evaluate(
+            JS_CARD_ROOTS if probe == "roots" else JS_CARD_SCAN))
+        nav = pg.evaluate("() => { const n = performance.getEntriesByType('navigation')[0];"
+                          " return [n.responseStart, n.domContentLoadedEventEnd]; }")
+        pg.close()
+        return Load(card_ms=card, live_ms=live, ttfb_ms=float(nav[0]), dcl_ms=float(nav[1]))
     cdp = ctx.new_cdp_session(pg)
     cdp.send("Network.enable")
     info: dict[str, dict[str, Any]] = {}
@@ -262,6 +273,7 @@ def main() -> None:
     bases: dict[str, str] = {}
     procs: list[subprocess.Popen[bytes]] = []
     cold: dict[str, list[Load]] = {n: [] for n in names}
+    timed: dict[str, list[Load]] = {n: [] for n in names}  # times only (see measure)
     warm: dict[str, list[Load]] = {n: [] for n in names}
     try:
         if args.url:
@@ -287,6 +299,10 @@ def main() -> None:
             for i in range(args.loads):
                 for n in names:
                     print(f"  round {i + 1}/{args.loads}: {n}", file=sys.stderr, flush=True)
+                    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+                    timed[n].append(measure(ctx, bases[n] + args.path, args.probe,
+                                            count_bytes=False))
+                    ctx.close()
                     ctx = browser.new_context(viewport={"width": 1366, "height": 768})
                     cold[n].append(measure(ctx, bases[n] + args.path, args.probe))
                     warm[n].append(measure(ctx, bases[n] + args.path, args.probe))
@@ -317,23 +333,29 @@ def main() -> None:
         print(f"{n:<9} {last.requests:>8} {'yes' if mj else 'no':>7} {last.decoded / 1e6:>10.2f} "
               f"{last.wire / 1e6:>8.2f} {last.gzip_if_on / 1e6:>13.2f} "
               f"{statistics.median(w.wire for w in warm[n]) / 1e6:>12.3f} "
-              f"{statistics.median(c.card_ms for c in cold[n]):>12.0f} "
+              f"{statistics.median(c.card_ms for c in timed[n]):>12.0f} "
               f"{statistics.median(w.card_ms for w in warm[n]):>12.0f}")
     if len(names) > 1:
         r0 = cold[ref]
         for n in names[1:]:
             w = statistics.median(c.wire for c in cold[n]) / statistics.median(c.wire for c in r0)
-            c = (statistics.median(x.card_ms for x in cold[n])
-                 / statistics.median(x.card_ms for x in r0))
+            c = (statistics.median(x.card_ms for x in timed[n])
+                 / statistics.median(x.card_ms for x in timed[ref]))
             print(f"ratio {n}/{ref}: wire bytes {w:.2f}x, card visible (cold) {c:.2f}x")
-    print("where the time goes (median of the cold loads, ms after navigation start):")
+    print("where the time goes (median of the cold loads without byte accounting, ms after "
+          "navigation start; last column: the live card in the loads that counted bytes):")
     for n in names:
-        cs = cold[n]
+        cs = timed[n]
         print(f"  {n:<9} HTML first byte {statistics.median(c.ttfb_ms for c in cs):6.0f}   "
               f"scripts run (DOMContentLoaded) {statistics.median(c.dcl_ms for c in cs):6.0f}   "
               f"card visible {statistics.median(c.card_ms for c in cs):6.0f}   "
-              f"live card {statistics.median(c.live_ms for c in cs):6.0f}")
-
+              f"live card {statistics.median(c.live_ms for c in cs):6.0f}   "
+              f"(counting bytes: {statistics.median(c.live_ms for c in cold[n]):6.0f})")
+    if len(names) > 1:
+        for n in names[1:]:
+            r = (statistics.median(x.live_ms for x in timed[ref])
+                 / statistics.median(x.live_ms for x in timed[n]))
+            print(f"live card: {ref} / {n} = {r:.2f}x")
 
 if __name__ == "__main__":
     main()

@@ -224,6 +224,15 @@ class LabDocuments:
             IOLoop.current().spawn_callback(self.context._application.on_session_destroyed,
                                             stand_in)
 
+    def ready_for(self, handler: Any) -> bool:
+        """Whether a page request (a Bokeh DocHandler) would take a document built ahead now:
+        its application is this one and a document for its address is ready."""
+        if getattr(handler, "application_context", None) is not self.context:
+            return False
+        request = handler.request
+        key = request_key(request.arguments, dict(request.headers))
+        return key is not None and bool(self.pool.ready.get(key))
+
     def take(self, token: str | None) -> Any:
         """A document built ahead for the request behind ``token``, or None."""
         from bokeh.util.token import get_token_payload

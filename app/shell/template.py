@@ -29,6 +29,7 @@ Everything else (Bokeh, Panel, Fast JS/CSS, our /assets/dplab.css) is served by 
 from __future__ import annotations
 
 import html
+import os
 from typing import Any
 
 import panel as pn
@@ -50,6 +51,13 @@ NAV = (("/", "common.nav.home"), ("/lesson", "common.nav.lesson"), ("/lab", "com
 # Below this width the sidebar starts folded and the page is one column (assets/dplab.css).
 PHONE_MAX_PX = 760
 
+
+# FAST's web components (888 kB of script) only computed the Fast design's colour tokens on
+# our pages: those are static CSS now (scripts/capture-fast-tokens writes them; a browser test
+# checks them against FAST's own). DPLAB_FAST_JS=1 serves FAST's script and Panel's template
+# again (for that script and that test).
+FAST_JS = os.environ.get("DPLAB_FAST_JS") == "1"
+TOKENS_CSS = {False: "dplab-fast-tokens.css", True: "dplab-fast-tokens-dark.css"}
 
 LARGE_CSS = assets.text("dplab-large.css")
 FRAME_CSS = assets.text("dplab-frame.css")
@@ -199,8 +207,11 @@ def _design() -> type:
     base = Fast.modifiers[Viewable]
     modifiers: dict[Any, Any] = {**Fast.modifiers, Viewable: {
         **base, "stylesheets": [*base.get("stylesheets", []), asset_url("dplab-controls.css")]}}
+    attrs: dict[str, Any] = {"modifiers": modifiers, "__module__": __name__}
+    if not FAST_JS:  # no FAST script (see FAST_JS), and no web font either
+        attrs["_resources"] = {**Fast._resources, "font": {}, "js_modules": {}}
     # named "Fast": Panel finds the design's bundled files by the class name
-    return type("Fast", (Fast,), {"modifiers": modifiers, "__module__": __name__})
+    return type("Fast", (Fast,), attrs)
 
 
 DESIGN = _design()
@@ -216,6 +227,9 @@ class _Template(pn.template.FastListTemplate):
     page_lang: str = param.Selector(  # type: ignore[assignment]
        default="", objects=["", *LANGUAGES],
                                doc="The page language, written into <html lang>.")
+
+    if not FAST_JS:
+        _template = assets.path("dplab-list-template.html")
 
     @staticmethod
     def _get_theme_from_query_args() -> str | None:
@@ -286,6 +300,8 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         first_paint=first_paint,
         page_lang=lang,
     )
+    if not FAST_JS:
+        tmpl.config.css_files.append(asset_url(TOKENS_CSS[is_dark()]))
     tmpl.config.css_files.append(asset_url("dplab.css"))
     tmpl.config.raw_css.append(FRAME_CSS)  # inline: the menu survives a failed style sheet
     if large:
