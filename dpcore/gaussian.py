@@ -50,7 +50,6 @@ from typing import NamedTuple, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special as sc
-from scipy.stats import norm
 
 from dpcore import validate as v
 from dpcore.errors import DPError
@@ -96,6 +95,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 #: ln sqrt(2 pi): ln phi(z) = -z^2/2 - LOG_SQRT_2PI.
 LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG_SQRT_2PI = LOG_SQRT_2PI
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
 _LN2 = math.log(2.0)
 _MIN_NORMAL = 2.2250738585072014e-308
 _MAX = 1.7976931348623157e308
@@ -1002,11 +1002,17 @@ def densities(
     """The worst-neighbour output densities p = N(0, sigma^2) and q = N(sensitivity, sigma^2) at y.
 
     Units: inverse output units (heights exceed 1 when sigma < 1/sqrt(2 pi)).
+    Computed as exp(-z^2 / 2) / (sigma sqrt(2 pi)) with z = (y - mean) / sigma, the formula
+    scipy.stats.norm.pdf evaluates, without its per-call argument handling (~40 us, on every
+    move of the lab), giving the same doubles (tests/dpcore/test_gaussian.py): relative error
+    ~ (1 + z^2) ulp; subnormal, then 0.0, beyond |z| ~ 37.5 (underflow).
     """
     d = v.real_scalar("sensitivity", sensitivity, lo=0.0)
     s = v.real_scalar("sigma", sigma, lo=0.0, lo_open=True)
     yy = np.asarray(y, dtype=np.float64)
-    return norm.pdf(yy, 0.0, s), norm.pdf(yy, d, s)
+    z0, z1 = yy / s, (yy - d) / s  # the operations in scipy's order: the same doubles
+    with np.errstate(over="ignore"):  # z**2 = inf far out: exp(-inf) = 0, the right value
+        return (np.exp(-z0**2 / 2.0) / _SQRT_2PI / s, np.exp(-z1**2 / 2.0) / _SQRT_2PI / s)
 
 
 def privacy_loss(y: ArrayLike, sensitivity: float, sigma: float) -> NDArray[np.float64]:

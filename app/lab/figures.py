@@ -24,7 +24,7 @@ from app.lab.compute import (
 )
 from app.lab.state import EPS_MAX
 from app.shell import theme, widgets
-from app.shell.figures import lean, legend_below, set_data
+from app.shell.figures import lean, legend_below, set_data, set_props
 from app.shell.legend import LEGEND_CSS, legend_html, take_legend
 from app.shell.numbers import fmt_num, fmt_prob
 from app.shell.widgets import RevealSlot
@@ -208,29 +208,32 @@ class LabFigures:
         set_data(self.src_dens, x=dv.x, p=dv.p, q=dv.q)
         set_data(self.src_event, x=dv.x_event, p=dv.p_event, q=dv.q_event,
                   zero=np.zeros_like(dv.x_event))
-        self.fig_dens.x_range.start, self.fig_dens.x_range.end = dv.lo, dv.hi
-        self.fig_dens.xaxis.axis_label = self._tr("lab.dens.xlabel", unit=unit)
-        self.fig_dens.yaxis.axis_label = self._tr("lab.dens.ylabel", unit=unit)
+        set_props(self.fig_dens.x_range, start=dv.lo, end=dv.hi)
+        set_props(self.fig_dens.xaxis[0], axis_label=self._tr("lab.dens.xlabel", unit=unit))
+        set_props(self.fig_dens.yaxis[0], axis_label=self._tr("lab.dens.ylabel", unit=unit))
         if sens == 0:
-            self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = False
-            self.dens_note.text = self._tr("lab.dens.same_short")
-            self.dens_sub.text = "Δ = 0: δ = 0"
-            self.dens_sub2.text = ""
+            for m in (self.t_span, self.t_label, self.t_span_sim):
+                set_props(m, visible=False)
+            set_props(self.dens_note, text=self._tr("lab.dens.same_short"))
+            set_props(self.dens_sub, text="Δ = 0: δ = 0")
+            set_props(self.dens_sub2, text="")
             return
-        self.dens_sub.text = self._tr("lab.dens.sub_event", t=fmt_num(dv.t, 6))
+        set_props(self.dens_sub, text=self._tr("lab.dens.sub_event", t=fmt_num(dv.t, 6)))
         # 5 digits in the picture (it must fit a phone); all of them are in the text below.
         # "eᵋ": a canvas title cannot typeset e^ε; U+1D4B is the raised ε (not a caret).
-        self.dens_sub2.text = (f"P₀ = {fmt_prob(dv.p0, dv.log_p0, 5)},  "
-                               f"eᵋ·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled, 5)}")
+        set_props(self.dens_sub2, text=(f"P₀ = {fmt_prob(dv.p0, dv.log_p0, 5)},  "
+                                        f"eᵋ·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled, 5)}"))
         inside = dv.t_outside is None
-        self.t_span.visible = self.t_label.visible = self.t_span_sim.visible = inside
+        for m in (self.t_span, self.t_label, self.t_span_sim):
+            set_props(m, visible=inside)
         if inside:
-            self.t_span.location = self.t_span_sim.location = dv.t
-            self.t_label.x = dv.t
-            self.t_label.text = f"t = {fmt_num(dv.t, 5)}"
-            self.dens_note.text = ""
+            set_props(self.t_span, location=dv.t)
+            set_props(self.t_span_sim, location=dv.t)
+            set_props(self.t_label, x=dv.t, text=f"t = {fmt_num(dv.t, 5)}")
+            set_props(self.dens_note, text="")
         else:
-            self.dens_note.text = self._tr("lab.dens.outside_short", t=fmt_num(dv.t, 6))
+            set_props(self.dens_note,
+                      text=self._tr("lab.dens.outside_short", t=fmt_num(dv.t, 6)))
 
     def _draw_curve(self, cv: CurveView) -> None:
         s = self.state
@@ -238,24 +241,25 @@ class LabFigures:
         show_cl = "classic" in s.overlays and not cv.all_zero
         set_data(self.src_curve, eps=cv.eps, y=cv.y, lap=cv.laplace, cl_in=cv.classic_in,
                   cl_out=cv.classic_out)
-        self.r_lap.visible = show_lap
-        self.r_cl_in.visible = self.r_cl_out.visible = show_cl
+        set_props(self.r_lap, visible=show_lap)
+        set_props(self.r_cl_in, visible=show_cl)
+        set_props(self.r_cl_out, visible=show_cl)
         legend = legend_html(self.leg_curve, self._tr("lab.legend"))
         if self.curve_legend.object != legend:  # only when an overlay is switched
             self.curve_legend.object = legend
         lo, hi = float(cv.eps[0]), float(cv.eps[-1])
-        self.fig_curve.x_range.start, self.fig_curve.x_range.end = lo, hi
+        set_props(self.fig_curve.x_range, start=lo, end=hi)
         if math.isnan(cv.claimed_y):
             set_data(self.src_claim, eps=[], y=[])
         else:
             set_data(self.src_claim, eps=[lo, hi], y=[cv.claimed_y, cv.claimed_y])
-        self.eps_span.location = cv.current_eps
+        set_props(self.eps_span, location=cv.current_eps)
         if math.isnan(cv.current_y):
             set_data(self.src_cur, eps=[], y=[])
         else:
             set_data(self.src_cur, eps=[cv.current_eps], y=[cv.current_y])
-        self.fig_curve.yaxis.axis_label = self._tr(
-            "lab.curve.ylabel_log" if cv.scale == "log10" else "lab.curve.ylabel_lin")
+        set_props(self.fig_curve.yaxis[0], axis_label=self._tr(
+            "lab.curve.ylabel_log" if cv.scale == "log10" else "lab.curve.ylabel_lin"))
         # δ = 0 everywhere (constant query): no finite value for the automatic range, and
         # BokehJS then drew the plot without axes; an invisible frame line gives it one.
         if cv.all_zero:
@@ -268,7 +272,7 @@ class LabFigures:
             notes.append(self._tr("lab.curve.all_zero_short"))
         elif cv.scale == "log10" and math.isnan(cv.claimed_y):
             notes.append(self._tr("lab.curve.claim_zero_log"))
-        self.curve_note.text = "\n".join(notes)
+        set_props(self.curve_note, text="\n".join(notes))
 
     def _draw_sim(self, sv: SimulationView) -> None:
         # Same cached histograms (an eps move): nothing to send.
@@ -278,5 +282,5 @@ class LabFigures:
             self.src_h0.data = dict(left=left, right=right, top=sv.hist0)
             self.src_h1.data = dict(left=left, right=right, top=sv.hist1)
         if self.fig_sim is not None:
-            self.fig_sim.xaxis.axis_label = self.fig_dens.xaxis.axis_label
-            self.fig_sim.yaxis.axis_label = self.fig_dens.yaxis.axis_label
+            set_props(self.fig_sim.xaxis[0], axis_label=self.fig_dens.xaxis[0].axis_label)
+            set_props(self.fig_sim.yaxis[0], axis_label=self.fig_dens.yaxis[0].axis_label)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +96,16 @@ def test_calibrate_near_delta_one_is_relative(eps, k, sens):
     lt = math.log(target)
     assert ld <= lt
     assert ld >= lt * (1 + 1e-12)  # within 1e-12 of |ln target|, however small it is
+
+
+@settings(max_examples=200, deadline=None)
+@given(d=st.floats(0.0, 1e6), s=st.floats(1e-6, 1e6),
+       y=st.lists(st.floats(-1e7, 1e7), min_size=1, max_size=20))
+def test_densities_are_scipys_doubles(d: float, s: float, y: list[float]) -> None:
+    """densities() skips scipy.stats' argument handling, not its arithmetic: same doubles."""
+    from scipy.stats import norm
+
+    p, q = g.densities(y, d, s)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(p, norm.pdf(y, 0.0, s))
+        assert np.array_equal(q, norm.pdf(y, d, s))
