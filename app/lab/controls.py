@@ -57,16 +57,12 @@ class LabControls:
         s = self.state
         self._inputs: dict[str, ImmediateText] = {}
         self._errors: dict[str, pn.pane.HTML] = {}
-        self.preset_buttons = []
-        for p in PRESETS:
-            b = pn.widgets.Button(label=self._tr(f"lab.preset.{p.key}"),
-                                  color="default" if is_dark() else "light",
-                                  sizing_mode="stretch_width", css_classes=[f"dp-preset-{p.key}"])
-            def load(_event: object, k: str = p.key) -> None:
-                self._safe(self.state.load_preset, k)
-
-            b.on_click(load)
-            self.preset_buttons.append(b)
+        self.presets = widgets.ButtonColumn(
+            on_click=lambda key: self._safe(self.state.load_preset, key),
+            items=[{"key": p.key, "label": self._tr(f"lab.preset.{p.key}"),
+                    "cls": f"dp-preset-{p.key}"} for p in PRESETS],
+            label=self._tr("lab.side.presets"), sizing_mode="stretch_width", margin=0,
+            css_classes=["dp-presets", *(["dp-dark"] if is_dark() else [])])
         self.query = pn.widgets.Select(
             label=self._tr("lab.ctl.query"),
             options={self._tr(f"common.query.{q}"): q for q in queries.QUERIES},
@@ -225,7 +221,7 @@ class LabControls:
 
         items = [
             head("lab.side.presets"),
-            pn.FlexBox(*self.preset_buttons, sizing_mode="stretch_width"),
+            self.presets,
             head("lab.side.release"),
             self.query,
             field("n", "lab.ctl.n"),

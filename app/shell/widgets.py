@@ -66,6 +66,31 @@ class RevealSlot(pn.Column):
             self.objects = [make()]
 
 
+class ButtonColumn(pn.custom.JSComponent):
+    """A column of buttons in one component (one Bokeh model, not one per button).
+
+    ``items``: ``[{"key", "label", "cls"}]``; each button sits in a ``<div class="{cls}">``;
+    a click calls ``on_click(key)``. Looks like Panel's Fast buttons (assets/dplab-buttons.css;
+    css class ``dp-dark`` for the dark theme). Seven separate Buttons were seven views with a
+    shadow root and four style sheets each in the browser's first load.
+    """
+
+    items = param.List(default=[], item_type=dict, doc="Buttons: key, label, cls.")
+    label = param.String(default="", doc="Accessible name of the group ('' for none).")
+
+    _esm = assets.path("dplab-buttons.js")
+    _stylesheets: ClassVar[list[str]] = [assets.text("dplab-buttons.css")]
+
+    def __init__(self, on_click: Callable[[str], None] | None = None, **params: Any) -> None:
+        super().__init__(**params)
+        self._on_click = on_click
+
+    def _handle_msg(self, msg: Any) -> None:
+        key = msg.get("key") if isinstance(msg, dict) else None
+        if self._on_click is not None and key in {item.get("key") for item in self.items}:
+            self._on_click(str(key))
+
+
 # Touch screens and phones: a handle a finger can hit (30 px; WCAG 2.5.8 asks >= 24 px).
 SLIDER_TOUCH_CSS = assets.text("dplab-slider-touch.css")
 
