@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import panel as pn
 from bokeh.events import Tap
 from bokeh.models import ColumnDataSource, Label, Range1d, Span, Title
@@ -64,12 +63,12 @@ class LabFigures:
         fs = "15pt" if self._large else "12pt"
         height = PLOT_HEIGHT_LARGE if self._large else PLOT_HEIGHT
         self.src_dens = ColumnDataSource(dict(x=[], p=[], q=[]))
-        self.src_event = ColumnDataSource(dict(x=[], p=[], q=[], zero=[]))
+        self.src_event = ColumnDataSource(dict(x=[], p=[], q=[]))
         f = figure(height=height, sizing_mode="stretch_width", tools=tools,
                    x_range=Range1d(-4, 5), title=self._tr("lab.dens.title"))
-        f.varea("x", "zero", "p", source=self.src_event, fill_color=p.d0, fill_alpha=0.25,
+        f.varea("x", 0, "p", source=self.src_event, fill_color=p.d0, fill_alpha=0.25,
                 legend_label=self._tr("lab.dens.legend_p0"))
-        f.varea("x", "zero", "q", source=self.src_event, fill_alpha=0.0, hatch_pattern="/",
+        f.varea("x", 0, "q", source=self.src_event, fill_alpha=0.0, hatch_pattern="/",
                 hatch_color=p.d1, hatch_alpha=0.8, legend_label=self._tr("lab.dens.legend_p1"))
         f.line("x", "p", source=self.src_dens, line_width=4, color=p.d0,
                legend_label=self._tr("lab.dens.legend_d0"))
@@ -206,8 +205,8 @@ class LabFigures:
 
     def _draw_density(self, dv: DensityView, sens: float, unit: str) -> None:
         set_data(self.src_dens, x=dv.x, p=dv.p, q=dv.q)
-        set_data(self.src_event, x=dv.x_event, p=dv.p_event, q=dv.q_event,
-                  zero=np.zeros_like(dv.x_event))
+        # (the areas' lower edge is the value 0, not a column of zeros sent with every move)
+        set_data(self.src_event, x=dv.x_event, p=dv.p_event, q=dv.q_event)
         set_props(self.fig_dens.x_range, start=dv.lo, end=dv.hi)
         set_props(self.fig_dens.xaxis[0], axis_label=self._tr("lab.dens.xlabel", unit=unit))
         set_props(self.fig_dens.yaxis[0], axis_label=self._tr("lab.dens.ylabel", unit=unit))
