@@ -67,8 +67,9 @@ def set_props(model: Any, **props: Any) -> None:
     """Set only the properties of a Bokeh model whose value changed.
 
     A Bokeh assignment validates its value and walks the property machinery even when the
-    value is the same; most properties of a figure (axis labels, a marker's visibility) do not
-    change on a move. Profiled under a class load: ~10 % of a move's server CPU.
+    value is the same, and many of a figure's properties (axis labels, a marker's visibility)
+    keep theirs on a move. In a class load's profile (py-spy, 250 students), Bokeh property
+    assignments were ~10 % of a move's server CPU.
     """
     changed = {k: v for k, v in props.items() if getattr(model, k) != v}
     if changed:

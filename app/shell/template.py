@@ -23,7 +23,10 @@ Signature (the CDF page reuses it)::
 Offline: the Fast design links a Google font by default; :func:`strip_web_fonts` removes that
 link (app/shell/resources.py) and the font stack is local. Bokeh's 1.8 MB
 MathJax bundle is only sent to a page that has TeX in it (:func:`install_mathjax_filter`).
-Everything else (Bokeh, Panel, Fast JS/CSS, our /assets/dplab.css) is served by our own server.
+FAST's web components are not sent at all (see ``FAST_JS``): the page is Panel's list template
+without them (assets/dplab-list-template.html) and the design's tokens are static CSS.
+Everything else (Bokeh, Panel, the Fast design's CSS, our /assets/dplab.css) is served by our
+own server.
 """
 
 from __future__ import annotations
@@ -53,11 +56,11 @@ PHONE_MAX_PX = 760
 
 
 # FAST's web components (888 kB of script) only computed the Fast design's colour tokens on
-# our pages: those are static CSS now (scripts/capture-fast-tokens writes them; a browser test
-# checks them against FAST's own). DPLAB_FAST_JS=1 serves FAST's script and Panel's template
-# again (for that script and that test).
+# our pages: those are static CSS now (scripts/capture-fast-tokens.py writes them from FAST's
+# own values; tests/ui/test_fast_tokens.py checks them and the pixels). DPLAB_FAST_JS=1 serves
+# FAST's script and Panel's own template again (for that script and that test).
 FAST_JS = os.environ.get("DPLAB_FAST_JS") == "1"
-TOKENS_CSS = {False: "dplab-fast-tokens.css", True: "dplab-fast-tokens-dark.css"}
+TOKENS_CSS = {False: "dplab-fast-tokens.css", True: "dplab-fast-tokens-dark.css"}  # by is_dark()
 
 LARGE_CSS = assets.text("dplab-large.css")
 FRAME_CSS = assets.text("dplab-frame.css")
