@@ -56,12 +56,14 @@ READ_JS = """(sels) => {
 }"""
 HEADER = """/* The Fast design's tokens for dplab's pages, theme "{theme}": what FAST's web
    components computed in the browser from the template's colours (Panel {panel},
-   fast-components 2.30.6).
+   fast-components 2.30.6). A dark page loads the default file, then the dark one (only the
+   values that differ).
    Made by scripts/capture-fast-tokens.py; checked by tests/ui/test_fast_tokens.py.
    Do not edit by hand. */
-/* FAST defines its design provider as a block element. */
-fast-design-system-provider {{ display: block; }}
 """
+# FAST defines its design provider as a block element (in the default file, loaded by all).
+DISPLAY = "/* FAST defines its design provider as a block element. */\n" \
+          "fast-design-system-provider { display: block; }\n"
 
 
 def free_port() -> int:
@@ -121,7 +123,8 @@ def tokens(with_fast: dict[str, dict[str, str]], without: dict[str, dict[str, st
 def css(theme: str, found: dict[str, dict[str, str]]) -> str:
     import panel
 
-    parts = [HEADER.format(theme=theme, panel=panel.__version__)]
+    parts = [HEADER.format(theme=theme, panel=panel.__version__),
+             *([DISPLAY] if theme == "default" else [])]
     for sel, _ in ELEMENTS:
         if not found[sel]:
             continue
@@ -146,10 +149,25 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=os.environ.get(
                 "DPLAB_CHROMIUM", "/usr/bin/chromium"), args=CHROMIUM_FLAGS)
-            for theme, path in FILES.items():
+            light: dict[str, dict[str, str]] = {}
+            for theme, path in FILES.items():  # "default" first
                 url = f"http://127.0.0.1:{port}/lab?lang=en&theme={theme}"
-                text = css(theme, tokens(read(browser, url, fast=True),
-                                         read(browser, url, fast=False)))
+                with_fast = read(browser, url, fast=True)
+                found = tokens(with_fast, read(browser, url, fast=False))
+                if theme == "default":
+                    light = found
+                else:
+                    # A dark page loads both files, so the dark one holds every value that
+                    # differs from the default file's, including where the default file
+                    # declares a token that the dark page only inherits (its value there).
+                    dark: dict[str, dict[str, str]] = {}
+                    for sel, vals in found.items():
+                        here = {n: with_fast[sel].get(n, "") for n in light[sel]}
+                        here.update(vals)
+                        dark[sel] = {n: v for n, v in sorted(here.items())
+                                     if light[sel].get(n) != v}
+                    found = dark
+                text = css(theme, found)
                 old = path.read_text(encoding="utf-8") if path.exists() else ""
                 if text != old:
                     changed.append(path.name)

@@ -1,9 +1,9 @@
 """The first screen of a Panel page before its JavaScript has run (a light first load).
 
-A Panel page shows nothing until the server has built it (~0.15 s of CPU here), the browser has
-run ~2.5 MB of BokehJS and Panel (~0.4 s), fetched the document over the websocket and built
-~130 Bokeh views (~0.3 s more; figures of 2026-12-01). Three changes let a student read the certification card
-of /lab within a few hundred milliseconds:
+A Panel page shows nothing until the server has built it (~0.15 s of CPU here), the browser
+has run ~2.5 MB of BokehJS and Panel (~0.4 s), fetched the document over the websocket and
+built ~130 Bokeh views (~0.3 s more; figures of 2026-12-01). Three changes let a student read
+the certification card of /lab within a few hundred milliseconds:
 
 1. :func:`defer_scripts`: the classic ``<script src>`` tags in ``<head>`` get ``defer``. The
    browser lays out the body while the scripts download; they run afterwards, in the same

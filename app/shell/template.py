@@ -60,7 +60,8 @@ PHONE_MAX_PX = 760
 # own values; tests/ui/test_fast_tokens.py checks them and the pixels). DPLAB_FAST_JS=1 serves
 # FAST's script and Panel's own template again (for that script and that test).
 FAST_JS = os.environ.get("DPLAB_FAST_JS") == "1"
-TOKENS_CSS = {False: "dplab-fast-tokens.css", True: "dplab-fast-tokens-dark.css"}  # by is_dark()
+TOKENS_CSS = "dplab-fast-tokens.css"
+TOKENS_DARK_CSS = "dplab-fast-tokens-dark.css"  # after TOKENS_CSS: the values that differ
 
 LARGE_CSS = assets.text("dplab-large.css")
 FRAME_CSS = assets.text("dplab-frame.css")
@@ -304,7 +305,9 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         page_lang=lang,
     )
     if not FAST_JS:
-        tmpl.config.css_files.append(asset_url(TOKENS_CSS[is_dark()]))
+        tmpl.config.css_files.append(asset_url(TOKENS_CSS))
+        if is_dark():
+            tmpl.config.css_files.append(asset_url(TOKENS_DARK_CSS))
     tmpl.config.css_files.append(asset_url("dplab.css"))
     tmpl.config.raw_css.append(FRAME_CSS)  # inline: the menu survives a failed style sheet
     if large:
