@@ -136,8 +136,8 @@ class LabFigures:
 
         # The simulation figure is built when a student scrolls to it (sim_figure()); its
         # sources and threshold line are kept up to date until then.
-        self.src_h0 = ColumnDataSource(dict(left=[], right=[], top=[]))
-        self.src_h1 = ColumnDataSource(dict(left=[], right=[], top=[]))
+        # One source for both histograms: they share their bin edges (sent once per change).
+        self.src_hist = ColumnDataSource(dict(left=[], right=[], top0=[], top1=[]))
         self.t_span_sim = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
                                line_dash="dotdash")
         self.fig_sim: Any = None
@@ -161,10 +161,10 @@ class LabFigures:
         h = figure(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width",
                    tools="pan,wheel_zoom,box_zoom,reset,save", x_range=self.fig_dens.x_range,
                    title=self._tr("lab.sim.title"))
-        h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h0,
+        h.quad(left="left", right="right", top="top0", bottom=0, source=self.src_hist,
                fill_color=p.d0, fill_alpha=0.35, line_color=p.d0,
                legend_label=self._tr("lab.sim.legend_h0"))
-        h.quad(left="left", right="right", top="top", bottom=0, source=self.src_h1,
+        h.quad(left="left", right="right", top="top1", bottom=0, source=self.src_hist,
                fill_alpha=0.0, hatch_pattern="\\", hatch_color=p.d1, line_color=p.d1,
                legend_label=self._tr("lab.sim.legend_h1"))
         h.line("x", "p", source=self.src_dens, line_width=3, color=p.d0)
@@ -275,11 +275,10 @@ class LabFigures:
 
     def _draw_sim(self, sv: SimulationView) -> None:
         # Same cached histograms (an eps move): nothing to send.
-        if self.src_h0.data.get("top") is not sv.hist0 or \
-                self.src_h1.data.get("top") is not sv.hist1:
-            left, right = sv.edges[:-1], sv.edges[1:]
-            self.src_h0.data = dict(left=left, right=right, top=sv.hist0)
-            self.src_h1.data = dict(left=left, right=right, top=sv.hist1)
+        data = self.src_hist.data
+        if data.get("top0") is not sv.hist0 or data.get("top1") is not sv.hist1:
+            set_data(self.src_hist, left=sv.edges[:-1], right=sv.edges[1:], top0=sv.hist0,
+                     top1=sv.hist1)
         if self.fig_sim is not None:
             set_props(self.fig_sim.xaxis[0], axis_label=self.fig_dens.xaxis[0].axis_label)
             set_props(self.fig_sim.yaxis[0], axis_label=self.fig_dens.yaxis[0].axis_label)

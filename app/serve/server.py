@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from app.serve import messages, prebuild, stream
+from app.serve import messages, prebuild, stream, wsframes
 from app.shell import assets
 
 if TYPE_CHECKING:
@@ -270,6 +270,7 @@ def tune_process() -> dict[str, Any]:
     settings.perform_error_diagnostics.set_value(False)
     cache_bokeh_defaults()
     messages.install()
+    wsframes.install()
     lazy_pane_layouts()
     synced_params_once()
 

@@ -47,20 +47,34 @@ def lean(fig: Any, *, selectable: bool = False) -> None:
 
 
 def set_data(src: ColumnDataSource, **columns: Any) -> None:
-    """Replace a source's columns only when one of them changed.
+    """Send only the columns of a source whose values changed.
 
-    Bokeh sends a ColumnDataSource's data on every assignment, equal or not, and the browser
-    redraws it. The sigma-only arrays are cached (app.lab.compute), so an eps move hands back
-    the very same arrays: nothing to send for the densities, the curve or the histograms.
+    Bokeh sends every column of a ColumnDataSource on a ``data`` assignment, equal or not,
+    and the browser redraws it. Here an unchanged column (the same array, or equal values)
+    is not sent, and when the other columns keep their lengths only the changed ones go
+    (``data.update``: one ColumnDataChangedEvent naming those columns). On a σ move the
+    ε–δ curve's ε grid stays; on an ε move the cached σ-only arrays (app.lab.compute) do.
     """
     old = src.data
-    if old.keys() == columns.keys() and all(
-            v is old[k] or (len(v) <= 8 and len(old[k]) == len(v)
-                            and np.array_equal(np.asarray(v, dtype=float),
-                                               np.asarray(old[k], dtype=float), equal_nan=True))
-            for k, v in columns.items()):
+    if old.keys() != columns.keys():
+        src.data = columns
         return
-    src.data = columns
+    changed = {k: v for k, v in columns.items() if not _same_column(old[k], v)}
+    if not changed:
+        return
+    if all(len(v) == len(old[k]) for k, v in changed.items()):
+        old.update(changed)
+    else:
+        src.data = columns
+
+
+def _same_column(old: Any, new: Any) -> bool:
+    if new is old:
+        return True
+    if len(new) != len(old):
+        return False
+    return bool(np.array_equal(np.asarray(new, dtype=float), np.asarray(old, dtype=float),
+                               equal_nan=True))
 
 
 def set_props(model: Any, **props: Any) -> None:
