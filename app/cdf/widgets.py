@@ -18,16 +18,16 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import param
-from panel.custom import JSComponent
 
 from app.cdf.upload import MAX_UPLOAD_BYTES
 from app.shell import assets
+from app.shell.plainjs import PlainJS
 
 log = logging.getLogger(__name__)
 CHUNK = 1 << 20
 
 
-class UploadBox(JSComponent):
+class UploadBox(PlainJS):
     """A labelled file picker (keyboard operable) that streams one file to the server."""
 
     button_text = param.String(default="CSV", doc="Text of the visible button.")
@@ -38,18 +38,7 @@ class UploadBox(JSComponent):
 
     _esm = assets.path("dplab-upload.js")
 
-    _stylesheets: ClassVar[list[str]] = ["""
-.dp-upload { display: flex; flex-direction: column; gap: .3em; margin: 4px 10px;
-  box-sizing: border-box; max-width: calc(100% - 20px); overflow: hidden; }
-.dp-upload-button { display: inline-block; padding: .45em .9em; border: 2px solid #0b4f6c;
-  border-radius: 6px; cursor: pointer; font-weight: 600; color: #0b4f6c; background: #fff;
-  width: fit-content; }
-.dp-upload:focus-within .dp-upload-button { outline: 3px solid #ffd166; outline-offset: 2px; }
-.dp-cdf-upload-input { position: absolute; width: 1px; height: 1px; opacity: 0;
-  overflow: hidden; }
-.dp-upload-hint { font-size: .9em; opacity: .8; }
-.dp-upload-progress { font-size: .9em; }
-"""]
+    _stylesheets: ClassVar[list[str]] = [assets.text("dplab-upload.css")]
 
     def __init__(self, on_file: Callable[[str, bytes], None],
                  on_error: Callable[[str, dict[str, Any]], None], **params: Any) -> None:

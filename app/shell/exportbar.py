@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import panel as pn
 import param
 
 from app.shell import assets
+from app.shell.plainjs import PlainJS
 
 MIME = {"json": "application/json", "md": "text/markdown;charset=utf-8",
         "csv": "text/csv;charset=utf-8", "png": "image/png"}
@@ -33,7 +33,7 @@ class ExportFile:
     legend: tuple[dict[str, Any], ...] = ()
 
 
-class ExportBar(pn.custom.JSComponent):
+class ExportBar(PlainJS):
     """The save buttons of a page, in one component (one Bokeh model, cheap to build).
 
     ``items``: ``[{"kind", "label", "cls"}]``; a button's css classes are ``dp-export-btn`` and
@@ -55,18 +55,7 @@ class ExportBar(pn.custom.JSComponent):
 
     _esm = assets.path("dplab-export.js")
 
-    _stylesheets: ClassVar[list[str]] = ["""
-:host { display: block; width: 100%; }
-h2 { margin: .6em 0 .2em 0; font-size: 1.4em; }
-p { margin: .2em 0 .5em 0; }
-.dp-export-row { display: flex; flex-wrap: wrap; gap: 8px; }
-.dp-export-btn { font: inherit; font-size: .95em; min-height: 44px; padding: .3em .9em;
-  border: 1px solid currentColor; border-radius: 4px; background: transparent; color: inherit;
-  cursor: pointer; }
-.dp-export-btn:focus-visible { outline: 3px solid #d55e00; outline-offset: 2px; }
-.dp-export-btn:disabled { opacity: .6; cursor: progress; }
-@media print { :host { display: none; } }
-"""]
+    _stylesheets: ClassVar[list[str]] = [assets.text("dplab-export.css")]
 
     def __init__(self, make: Callable[[str], ExportFile] | None = None,
                  **params: Any) -> None:

@@ -42,6 +42,7 @@ from app.shell import assets, urls
 from app.shell.assets import asset_url
 from app.shell.i18n import LANGUAGES, t
 from app.shell.options import bad_options, current_query, is_dark, is_large, kept_query, option
+from app.shell.plainjs import PlainJS
 from app.shell.resources import install_mathjax_filter, strip_web_fonts
 
 ACCENT = "#0b4f6c"
@@ -157,7 +158,7 @@ def header(lang: str, path: str) -> pn.pane.HTML:
     return pn.pane.HTML(body, margin=(0, 10), sizing_mode="stretch_width")
 
 
-class HtmlLang(pn.custom.JSComponent):
+class HtmlLang(PlainJS):
     """Sets ``<html lang>`` to the page language (Panel's base template hard-codes "en"),
     so screen readers pronounce Korean pages as Korean."""
 

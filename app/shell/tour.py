@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 
 from app.shell import assets, widgets
 from app.shell.i18n import t
+from app.shell.plainjs import PlainJS
 
 
 class StepTour(param.Parameterized):
@@ -91,7 +92,7 @@ def tour_md(text: str, inline: bool = False) -> str:
     return _MD.renderInline(text) if inline else _MD.render(text)
 
 
-class KeyBridge(pn.custom.JSComponent):
+class KeyBridge(PlainJS):
     """Document-wide keyboard shortcuts -> ``event`` ("<key>#<count>"), and the ``?`` overlay.
 
     Keys typed into a text field, a select or on a slider handle are left alone, so arrows keep

@@ -9,6 +9,7 @@ import panel as pn
 import param
 
 from app.shell import assets
+from app.shell.plainjs import PlainJS
 
 
 class TextPane(pn.pane.HTML):
@@ -25,7 +26,7 @@ class TextPane(pn.pane.HTML):
         model.text = self._transform_object(self.object)["object"]
 
 
-class RevealBox(pn.custom.JSComponent):
+class RevealBox(PlainJS):
     """An empty box that reports once it comes within 300 px of the viewport (or is shown).
 
     Holds the place of a figure that is built only when a student scrolls to it: a figure is
@@ -66,7 +67,7 @@ class RevealSlot(pn.Column):
             self.objects = [make()]
 
 
-class ButtonColumn(pn.custom.JSComponent):
+class ButtonColumn(PlainJS):
     """A column of buttons in one component (one Bokeh model, not one per button).
 
     ``items``: ``[{"key", "label", "cls"}]``; each button sits in a ``<div class="{cls}">``;

@@ -1,0 +1,57 @@
+"""Our JavaScript components are sent as already compiled (app.shell.plainjs)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import app.cdf.widgets
+import app.shell.exportbar
+import app.shell.template
+import app.shell.tour
+import app.shell.widgets
+from app.shell.plainjs import PlainJS
+
+
+def components() -> list[type[PlainJS]]:
+    seen: list[type[PlainJS]] = []
+    todo = list(PlainJS.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        seen.append(cls)
+        todo.extend(cls.__subclasses__())
+    return seen
+
+
+def test_every_component_of_the_app_is_plain_js() -> None:
+    names = {c.__name__ for c in components()}
+    assert {"RevealBox", "ButtonColumn", "ExportBar", "KeyBridge", "HtmlLang", "PageSetup",
+            "UploadBox"} <= names
+    for mod in (app.cdf.widgets, app.shell.exportbar, app.shell.template, app.shell.tour,
+                app.shell.widgets):
+        for obj in vars(mod).values():
+            if isinstance(obj, type) and issubclass(obj, app.shell.plainjs.pn.custom.JSComponent):
+                assert issubclass(obj, PlainJS), obj
+
+
+def make(cls: type[PlainJS]) -> PlainJS:
+    if cls is app.cdf.widgets.UploadBox:
+        return cls(lambda *_: None, lambda *_: None)  # type: ignore[call-arg]
+    return cls()
+
+
+@pytest.mark.parametrize("cls", components(), ids=lambda c: c.__name__)
+def test_the_module_goes_as_a_bundle_keyed_by_its_content(cls: type[PlainJS]) -> None:
+    props = make(cls)._get_properties(None)
+    assert re.fullmatch(rf"dplab-{cls.__name__}-[0-9a-f]{{16}}", props["bundle"])
+    assert props["bundle"] == make(cls)._get_properties(None)["bundle"]
+    # Plain ES module text, the source Panel's JavaScript imports without a transform.
+    assert "export function render" in props["esm"]
+    assert not re.search(r"^\s*(interface|type)\s+\w+|\w:\s*(string|number|boolean)\b[,)]",
+                         props["esm"], re.M), "TypeScript syntax needs Panel's transform"
+
+
+def test_different_modules_get_different_keys() -> None:
+    keys = {make(cls)._get_properties(None)["bundle"] for cls in components()}
+    assert len(keys) == len(components())
