@@ -1,17 +1,22 @@
 """Lab pages built ahead, in a worker's idle time, for the moment a whole class opens /lab.
 
-A /lab page costs ~0.2 s of server CPU: making its Panel objects and its ~200 Bokeh models in
-the session's document. Almost every student of a class opens the plain address (``/lab``, or
-``/lab?lang=ko``), and that page depends only on the language. So while the worker has had
-nothing to do for :data:`QUIET_S`, it builds such documents, one per :data:`TICK_MS`, exactly as
-Bokeh builds a session's document (the Panel application runs our page function), under a
-stand-in session whose request is the plain address in that language; up to
-:data:`DEFAULT_SIZE` per process (``DPLAB_PREBUILT_PAGES``; 0 = off), split between the
-addresses as the recent requests were (Korean first until another is asked for; a few
-requests move the split). When a request for the plain address arrives, its new session
-takes such a document instead of an empty one and skips the build. Any other address
-(settings, a tour step, a room, ``size``, ``theme``, an unknown ``lang``) is built on demand
-as before. The CPU is the same; it is spent before the class instead of while it waits.
+A /lab page costs ~0.2 s of server CPU: making its Panel objects and its Bokeh models in the
+session's document. Almost every student of a class opens the same address (``/lab``,
+``/lab?lang=ko``, perhaps with the projector size or the dark theme), and that page depends
+only on those options. So while the worker has had nothing to do for :data:`QUIET_S`, it
+builds such documents, one per :data:`TICK_MS`, exactly as Bokeh builds a session's document
+(the Panel application runs our page function), under a stand-in session whose request is
+that address in that language; up to :data:`DEFAULT_SIZE` per process
+(``DPLAB_PREBUILT_PAGES``; 0 = off), split between the addresses as the recent requests were
+(Korean first until another is asked for; a few requests move the split).
+
+A key is the language and the page options the address names (``lang``, ``size``,
+``theme``, each once with a known value): the four plain addresses are built for from the
+start, an address with ``size`` or ``theme`` once it has been asked for. When a request for
+such an address arrives, its new session takes a document built for it instead of an empty
+one and skips the build. Any other address (lab settings such as ``sigma``, a tour step, a
+room, an unknown value) is built on demand as before. The CPU is the same; it is spent
+before the class instead of while it waits.
 
 Nothing a student sees differs: a document is used once, and it is the document the page
 builds for that request (tests/app/serve/test_prebuild_live.py pulls one of each from a
@@ -34,10 +39,12 @@ DEFAULT_SIZE = 24  # ~3.2 MB each (scripts/serve-prod counts them in a worker's 
 QUIET_S = 1.0
 TICK_MS = 200
 LANGUAGES = ("ko", "en")
-# (language, whether the address names it): ``/lab`` with a browser in that language, or
-# ``/lab?lang=...``.
-Key = tuple[str, bool]
-KEYS: tuple[Key, ...] = tuple((lang, named) for lang in LANGUAGES for named in (False, True))
+# (the page's language, the options the address names, sorted): ``("ko", ())`` is ``/lab``
+# from a Korean browser, ``("en", (("lang", "en"), ("theme", "dark")))`` is
+# ``/lab?lang=en&theme=dark``.
+Key = tuple[str, tuple[tuple[str, str], ...]]
+KEYS: tuple[Key, ...] = tuple((lang, named) for lang in LANGUAGES
+                              for named in ((), (("lang", lang),)))
 
 log = logging.getLogger("dplab.server.prebuild")
 # True while a document is built ahead: app/serve/hardening.py logs its page-run line when a
@@ -81,9 +88,11 @@ class Pool(Generic[T]):
         self._full_logged = False
 
     def take(self, key: Hashable) -> T | None:
-        """An item for ``key``, or None when none is ready (the caller builds its own)."""
+        """An item for ``key``, or None when none is ready (the caller builds its own). A key
+        not seen before joins the pool (with no items yet): it is built for from now on."""
         if key not in self.ready:
-            return None
+            self.ready[key] = []
+            self.demand[key] = 0.0
         for k in self.demand:
             self.demand[k] *= 0.9
         self.demand[key] += 1.0
@@ -153,37 +162,44 @@ class Pool(Generic[T]):
 
 
 def _label(key: Any) -> str:
-    """A key as the log names it: ``ko`` (the plain /lab), ``ko+lang`` (/lab?lang=ko)."""
-    if isinstance(key, tuple):
-        return f"{key[0]}{'+lang' if key[1] else ''}"
+    """A key as the log names it: ``ko`` (the plain /lab), ``ko+lang`` (/lab?lang=ko),
+    ``en+lang+theme=dark`` (/lab?lang=en&theme=dark)."""
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], tuple):
+        return "+".join([key[0], *("lang" if k == "lang" else f"{k}={v}" for k, v in key[1])])
     return str(key)
 
 
 def request_key(arguments: dict[str, list[bytes]], headers: dict[str, Any]) -> Key | None:
     """The pool key of a /lab request (its query arguments and headers), or None when the
-    page is not the plain address in a known language."""
+    address names anything but page options with known values (each once)."""
     from app.shell.i18n import pick_language
+    from app.shell.options import OPTION_VALUES  # lang, size, theme
 
-    if set(arguments) - {"lang"}:
-        return None
-    named = arguments.get("lang", [b""])
-    raw = named[0].decode("utf-8", "replace") if named else ""
-    if raw and raw not in LANGUAGES:
-        return None
+    named: list[tuple[str, str]] = []
+    for name, values in arguments.items():
+        known = OPTION_VALUES.get(name)
+        if known is None or len(values) != 1:
+            return None
+        value = values[0].decode("utf-8", "replace")
+        if value not in known:
+            return None
+        named.append((name, value))
     accept = headers.get("Accept-Language")
-    lang = pick_language(raw, accept if isinstance(accept, str) else None)
-    return (lang, bool(raw))
+    lang = pick_language(dict(named).get("lang", ""), accept if isinstance(accept, str) else None)
+    return (lang, tuple(sorted(named)))
 
 
 def _stand_in_request(key: Key) -> tuple[Any, dict[str, list[bytes]], dict[str, str]]:
-    """A tornado request for the plain /lab address of ``key`` (what a browser sends)."""
+    """A tornado request for the address of ``key`` (what a browser sends)."""
+    from urllib.parse import urlencode
+
     from tornado.httputil import HTTPHeaders, HTTPServerRequest
 
     lang, named = key
-    uri = f"/lab?lang={lang}" if named else "/lab"
+    uri = f"/lab?{urlencode(named)}" if named else "/lab"
     headers = {"Accept-Language": lang}
     request = HTTPServerRequest(method="GET", uri=uri, headers=HTTPHeaders(headers))
-    return request, ({"lang": [lang.encode()]} if named else {}), headers
+    return request, {k: [v.encode()] for k, v in named}, headers
 
 
 class LabDocuments:

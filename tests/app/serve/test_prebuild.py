@@ -66,22 +66,43 @@ def test_targets_never_exceed_the_size() -> None:
 
 
 @pytest.mark.parametrize(("arguments", "accept", "key"), [
-    ({}, "ko-KR,ko;q=0.9", ("ko", False)),
-    ({}, "en-US,en;q=0.9", ("en", False)),
-    ({"lang": [b"en"]}, "ko", ("en", True)),
-    ({"lang": [b"ko"]}, None, ("ko", True)),
+    ({}, "ko-KR,ko;q=0.9", ("ko", ())),
+    ({}, "en-US,en;q=0.9", ("en", ())),
+    ({"lang": [b"en"]}, "ko", ("en", (("lang", "en"),))),
+    ({"lang": [b"ko"]}, None, ("ko", (("lang", "ko"),))),
+    ({"theme": [b"dark"]}, "en", ("en", (("theme", "dark"),))),
+    ({"theme": [b"dark"], "lang": [b"ko"], "size": [b"large"]}, "en",
+     ("ko", (("lang", "ko"), ("size", "large"), ("theme", "dark")))),
 ])
-def test_the_plain_address_has_a_key(arguments: dict[str, list[bytes]], accept: str | None,
+def test_an_address_of_page_options_has_a_key(arguments: dict[str, list[bytes]], accept: str | None,
                                      key: prebuild.Key) -> None:
     headers = {"Accept-Language": accept} if accept else {}
     assert prebuild.request_key(arguments, headers) == key
 
 
 @pytest.mark.parametrize("arguments", [
-    {"sigma": [b"2"]}, {"tour": [b"1"]}, {"room": [b"ABCDEF"]}, {"size": [b"large"]},
-    {"theme": [b"dark"]}, {"lang": [b"fr"]}, {"lang": [b"ko"], "eps": [b"1"]}])
+    {"sigma": [b"2"]}, {"tour": [b"1"]}, {"room": [b"ABCDEF"]}, {"size": [b"huge"]},
+    {"theme": [b"dark", b"default"]}, {"lang": [b"fr"]}, {"lang": [b"ko"], "eps": [b"1"]}])
 def test_any_other_address_is_built_on_demand(arguments: dict[str, list[bytes]]) -> None:
     assert prebuild.request_key(arguments, {"Accept-Language": "ko"}) is None
+
+
+def test_the_stand_in_request_is_the_address_of_its_key() -> None:
+    key = ("en", (("lang", "en"), ("theme", "dark")))
+    request, arguments, headers = prebuild._stand_in_request(key)
+    assert request.uri == "/lab?lang=en&theme=dark"
+    assert arguments == {"lang": [b"en"], "theme": [b"dark"]}
+    assert prebuild.request_key(arguments, headers) == key
+    assert prebuild._label(key) == "en+lang+theme=dark"
+
+
+def test_a_key_asked_for_joins_the_pool() -> None:
+    pool = prebuild.Pool(lambda k: f"{k}-{pool.built}", 6, lambda: True, ("ko", "en"))
+    assert pool.take("dark") is None  # asked for once: built for from now on
+    while pool.fill_one():
+        pass
+    assert pool.ready["dark"] and pool.take("dark") is not None
+    assert sum(len(v) for v in pool.ready.values()) <= 6
 
 
 def test_size_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

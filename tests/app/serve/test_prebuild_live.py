@@ -74,9 +74,11 @@ async def _pull(url: str) -> tuple[dict[str, Any], bool]:
         await tab.close()
 
 
-@pytest.mark.parametrize("query", ["", "?lang=ko"])
+@pytest.mark.parametrize(("query", "label"), [
+    ("", "en"), ("?lang=ko", "ko+lang"), ("?lang=en&theme=dark", "en+lang+theme=dark"),
+    ("?size=large", "en+size=large")])  # (the tab sends Accept-Language: en)
 def test_a_page_built_ahead_is_the_page_built_on_demand(
-        servers: tuple[LiveServer, LiveServer], query: str) -> None:
+        servers: tuple[LiveServer, LiveServer], query: str, label: str) -> None:
     ahead, plain = servers
     url = f"{ahead.url}/lab{query}"
     # One request for the address moves the pool's split towards it; once full again, the
@@ -84,6 +86,11 @@ def test_a_page_built_ahead_is_the_page_built_on_demand(
     before = ahead.text().count(READY)
     asyncio.run(_pull(url))
     _ready(ahead, before + 1)
+    # The pool now holds pages for this address (its last "full" line counts them), so the
+    # next request for it takes one.
+    full = ahead.text().rsplit(READY, 1)[1].splitlines()[0]
+    held = dict(part.strip().rsplit(" ", 1) for part in full.split(","))
+    assert int(held.get(label, 0)) >= 1, full
     runs, before = ahead.text().count("page-run "), ahead.text().count(READY)
     got, moved = asyncio.run(_pull(url))
     # It came from the pool: no page was built for it (its one page-run line is logged when
