@@ -458,11 +458,41 @@ def create_page(lang: str | None = None, link: PageLink | None = None
         extra, side = [bridge], [opener, panel, *side]
     if link is not None:
         extra = [*link.attach(LabFollowable(lab)), *extra]
-    return layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
+    tmpl = layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
                        main=[*extra, *lab.main()], sidebar=side,
                        sidebar_width=480 if options.is_large() else 380,
                        option_notice_shown=False, first_paint=lab.first_paint(),
                        log_sliders={"dp-slider-sigma": "σ", "dp-slider-delta": "δ"})
+    doc = pn.state.curdoc
+    if link is None and doc is not None:
+        doc.__dict__[_LATER] = (lab, tmpl)
+    return tmpl
+
+
+# A page made without a live class keeps what follow_later needs on its document (a page built
+# ahead by app/serve/prebuild.py is made so, then taken by a /lab?room=CODE session).
+_LATER = "_dplab_lab_page"
+
+
+def follow_later(doc: Any, link: PageLink) -> bool:
+    """Attach ``link`` to the lab page of ``doc`` made without one, so that it ends up as
+    :func:`create_page` makes it with ``link``: the link's objects head the main area and the
+    first-paint card is the one after the link applied the class's state. False when ``doc``
+    holds no such page (or it was used already). Call with ``doc`` as Panel's current
+    document."""
+    entry = doc.__dict__.pop(_LATER, None)
+    if entry is None:
+        return False
+    lab, tmpl = entry
+    objects = link.attach(LabFollowable(lab))
+    main = tmpl.main[0]  # app.shell.template.page: one Column holds the main area
+    main.objects = [*objects, *main.objects]
+    layout.refresh_header(tmpl, lab.lang, "/lab")  # its switches keep the room
+    fragment = lab.first_paint()
+    tmpl.first_paint = fragment
+    if hasattr(doc.template, "fragment"):  # app.shell.first_paint.FirstPaintTemplate
+        doc.template.fragment = fragment
+    return True
 
 
 def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:

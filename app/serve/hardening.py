@@ -265,19 +265,20 @@ class HealthHandler(tornado.web.RequestHandler):
 _PAGE_RUN: dict[str, Any] = {"worker": "-", "with_session": False}
 
 
-def page_run_taken(path: str, session_id: str | None = None) -> None:
+def page_run_taken(path: str, session_id: str | None = None, ahead: bool = False) -> None:
     """The ``page-run`` line of a page a session gets now (built now, or built ahead for
-    ``session_id``)."""
+    ``session_id``: then the line ends with ``built=ahead``)."""
     import panel as pn
 
     log = _logger()
     worker = _PAGE_RUN["worker"]
+    tail = " built=ahead" if ahead else ""
     if _PAGE_RUN["with_session"]:
         ctx = pn.state.curdoc.session_context if pn.state.curdoc else None
-        log.info("page-run worker=%s path=%s session=%s", worker, path,
-                 session_id or getattr(ctx, "id", "-"))
+        log.info("page-run worker=%s path=%s session=%s%s", worker, path,
+                 session_id or getattr(ctx, "id", "-"), tail)
     else:
-        log.info("page-run worker=%s path=%s", worker, path)
+        log.info("page-run worker=%s path=%s%s", worker, path, tail)
 
 
 def log_page_runs(routes: dict[str, Callable[[], Any]], worker: str

@@ -169,14 +169,25 @@ def _label(key: Any) -> str:
     return str(key)
 
 
-def request_key(arguments: dict[str, list[bytes]], headers: dict[str, Any]) -> Key | None:
+# Query arguments a page built ahead can take after it was built, when a session takes it
+# (``follow`` of :class:`LabDocuments`: a live class's room, app.lab.page.follow_later).
+LATER = ("room",)
+
+
+def request_key(arguments: dict[str, list[bytes]], headers: dict[str, Any],
+                later: tuple[str, ...] = ()) -> Key | None:
     """The pool key of a /lab request (its query arguments and headers), or None when the
-    address names anything but page options with known values (each once)."""
+    address names anything but page options with known values (each once) and the
+    arguments in ``later`` (once each; not part of the key)."""
     from app.shell.i18n import pick_language
     from app.shell.options import OPTION_VALUES  # lang, size, theme
 
     named: list[tuple[str, str]] = []
     for name, values in arguments.items():
+        if name in later:
+            if len(values) != 1:
+                return None
+            continue
         known = OPTION_VALUES.get(name)
         if known is None or len(values) != 1:
             return None
@@ -205,9 +216,13 @@ def _stand_in_request(key: Key) -> tuple[Any, dict[str, list[bytes]], dict[str, 
 class LabDocuments:
     """Whole /lab documents built ahead for one Bokeh application context (one process)."""
 
-    def __init__(self, context: Any, size: int, quiet: Callable[[], bool]) -> None:
+    def __init__(self, context: Any, size: int, quiet: Callable[[], bool],
+                 follow: Callable[[Any, dict[str, str]], bool] | None = None) -> None:
         self.context = context
         self.pool: Pool[Any] = Pool(self._build, size, quiet, KEYS, discard=self._discard)
+        # follow(doc, args): gives a taken document what the arguments in LATER ask for.
+        self.follow = follow
+        self.later = LATER if follow is not None else ()
 
     def _build(self, key: Key) -> Any:
         global building_ahead
@@ -246,7 +261,7 @@ class LabDocuments:
         if getattr(handler, "application_context", None) is not self.context:
             return False
         request = handler.request
-        key = request_key(request.arguments, dict(request.headers))
+        key = request_key(request.arguments, dict(request.headers), self.later)
         return key is not None and bool(self.pool.ready.get(key))
 
     def take(self, token: str | None) -> Any:
@@ -256,8 +271,17 @@ class LabDocuments:
         if not token:
             return None
         payload = get_token_payload(token)
-        key = request_key(payload.get("arguments") or {}, payload.get("headers") or {})
+        key = request_key(payload.get("arguments") or {}, payload.get("headers") or {},
+                          self.later)
         return self.pool.take(key) if key is not None else None
+
+    def finish(self, doc: Any, arguments: dict[str, list[bytes]] | None) -> None:
+        """What the arguments in LATER ask of a taken document (with ``doc`` as Panel's
+        current document and its session's context in place)."""
+        args = {k: v[0].decode("utf-8", "replace") for k, v in (arguments or {}).items() if v}
+        if self.follow is not None and any(k in args for k in self.later):
+            if not self.follow(doc, args):
+                raise RuntimeError("a page built ahead could not take its address's room")
 
 
 _DOCS: LabDocuments | None = None
@@ -269,9 +293,11 @@ def lab_documents() -> LabDocuments | None:
 
 
 def install(tornado_app: Any, quiet: Callable[[], bool], size: int | None = None,
-            path: str = "/lab") -> LabDocuments | None:
+            path: str = "/lab", follow: Callable[[Any, dict[str, str]], bool] | None = None
+            ) -> LabDocuments | None:
     """Build /lab documents ahead for ``tornado_app`` (a BokehTornado) and let its new sessions
-    take them (idempotent per process); None when the size is 0."""
+    take them (idempotent per process); None when the size is 0. ``follow``: see
+    :class:`LabDocuments` (None: an address with a room is built on demand)."""
     global _DOCS
     if _DOCS is not None:
         return _DOCS
@@ -284,7 +310,7 @@ def install(tornado_app: Any, quiet: Callable[[], bool], size: int | None = None
         return None
     from tornado.ioloop import PeriodicCallback
 
-    docs = LabDocuments(context, n, quiet)
+    docs = LabDocuments(context, n, quiet, follow)
     context.create_session_if_needed = _taking(context, docs)
     _DOCS = docs
     PeriodicCallback(docs.pool.tick, TICK_MS).start()
@@ -342,12 +368,20 @@ def _taking(context: Any, docs: LabDocuments) -> Callable[..., Any]:
             r = session_context.request
             with set_curdoc(doc), edit_readonly(loc):
                 loc.param.update(_get_location_params(r.protocol, r.host, r.uri))
+        # A room in the address: the page follows it now, as if it had been built for it.
+        try:
+            with set_curdoc(doc):
+                docs.finish(doc, payload.get("arguments"))
+        except Exception as e:
+            del context._pending_sessions[session_id]
+            future.set_exception(e)
+            raise
         # What Panel's init_doc does for a session it knows (it did not know the stand-in).
         sessions = state.session_info["sessions"]
         if session_id in sessions:
             sessions[session_id].update({"started": dt.datetime.now().timestamp()})
             doc.on_event("document_ready", state._init_session)
-        hardening.page_run_taken(context._url, session_id)
+        hardening.page_run_taken(context._url, session_id, ahead=True)
         session = ServerSession(session_id, doc, io_loop=context._loop, token=token)
         del context._pending_sessions[session_id]
         context._sessions[session_id] = session

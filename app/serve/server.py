@@ -31,6 +31,15 @@ def _lab() -> pn.template.FastListTemplate:
     return create_page(link=lab_link(session_args()))
 
 
+def _lab_follow_later(doc: Any, args: dict[str, str]) -> bool:
+    """A /lab page built ahead, taken by a ``/lab?room=CODE`` session: its room link now."""
+    from app.lab.page import follow_later
+    from app.serve.room_wiring import lab_link
+
+    link = lab_link(args)
+    return link is not None and follow_later(doc, link)
+
+
 def _register_early() -> None:
     """Pages that can show their first card before they are built (app/shell/first_paint.py)."""
     from app.lab.first_paint import early_first_paint
@@ -573,7 +582,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     plain_pages.install_not_found(server._tornado)
     server.start()
     logs.announce(address, port, origins)
-    prebuild.install(server._tornado, worker_quiet)
+    prebuild.install(server._tornado, worker_quiet, follow=_lab_follow_later)
     room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()
 

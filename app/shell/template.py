@@ -158,6 +158,13 @@ def header(lang: str, path: str) -> pn.pane.HTML:
     return pn.pane.HTML(body, margin=(0, 10), sizing_mode="stretch_width")
 
 
+def refresh_header(tmpl: Any, lang: str, path: str) -> None:
+    """Make the header of a page from :func:`page` again for the current session's address
+    (its switches keep the whole query: a page built before its address was known)."""
+    row = tmpl.header[0]
+    row[0].object = header(lang, path).object
+
+
 class HtmlLang(PlainJS):
     """Sets ``<html lang>`` to the page language (Panel's base template hard-codes "en"),
     so screen readers pronounce Korean pages as Korean."""

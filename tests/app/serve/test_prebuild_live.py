@@ -12,16 +12,19 @@ from typing import Any
 
 import pytest
 from live_server import LiveServer
-from wsclient import LabTab
+from wsclient import LabTab, teacher_sign_in
 
 READY = "lab pages built ahead:"
+TEACHER = "prebuild-live-teacher-token-0123"
 
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, LiveServer]]:
     d = tmp_path_factory.mktemp("prebuild")
-    ahead = LiveServer(d / "ahead.log", env={"DPLAB_PREBUILT_PAGES": "8"})
-    plain = LiveServer(d / "plain.log", env={"DPLAB_PREBUILT_PAGES": "0"})
+    ahead = LiveServer(d / "ahead.log", env={"DPLAB_PREBUILT_PAGES": "8",
+                                             "DPLAB_TEACHER_TOKEN": TEACHER})
+    plain = LiveServer(d / "plain.log", env={"DPLAB_PREBUILT_PAGES": "0",
+                                             "DPLAB_TEACHER_TOKEN": TEACHER})
     yield ahead, plain
     ahead.stop()
     plain.stop()
@@ -35,7 +38,7 @@ def _ready(srv: LiveServer, times: int) -> None:
         time.sleep(0.1)
 
 
-def _normalized(doc: Any) -> str:
+def _normalized(doc: Any, room: str = "") -> str:
     """Model ids, Panel's numbered names and Python object ids replaced by their order of first
     appearance: two builds of the same page compare equal."""
     def sort_sets(x: Any) -> Any:  # a Python set's order differs between processes
@@ -56,6 +59,8 @@ def _normalized(doc: Any) -> str:
     text = re.sub(r"\bp\d{4,}\b", number, text)
     text = re.sub(r"\b([A-Z][A-Za-z]+)\d{5}\b", r"\1#", text)
     text = re.sub(r"-\d{9,}\b", "-#", text)
+    if room:  # the room code (each server made its own room)
+        text = text.replace(room, "<room>")
     # the two servers' ports
     return re.sub(r'127\.0\.0\.1:\d+|"port": "\d+"', "<host>", text)
 
@@ -76,11 +81,17 @@ async def _pull(url: str) -> tuple[dict[str, Any], bool]:
 
 @pytest.mark.parametrize(("query", "label"), [
     ("", "en"), ("?lang=ko", "ko+lang"), ("?lang=en&theme=dark", "en+lang+theme=dark"),
-    ("?size=large", "en+size=large")])  # (the tab sends Accept-Language: en)
+    ("?size=large", "en+size=large"),  # (the tab sends Accept-Language: en)
+    ("?room=ZZZZZZ", "en"), ("?room=<room>&lang=ko", "ko+lang")])
 def test_a_page_built_ahead_is_the_page_built_on_demand(
         servers: tuple[LiveServer, LiveServer], query: str, label: str) -> None:
     ahead, plain = servers
-    url = f"{ahead.url}/lab{query}"
+    codes = ("", "")
+    if "<room>" in query:  # a live class: each server's own room, opened by its teacher
+        codes = (asyncio.run(teacher_sign_in(ahead.url, TEACHER))[1],
+                 asyncio.run(teacher_sign_in(plain.url, TEACHER))[1])
+    url = f"{ahead.url}/lab{query}".replace("<room>", codes[0])
+    plain_url = f"{plain.url}/lab{query}".replace("<room>", codes[1])
     # One request for the address moves the pool's split towards it; once full again, the
     # next request for it takes a page built ahead.
     before = ahead.text().count(READY)
@@ -96,9 +107,10 @@ def test_a_page_built_ahead_is_the_page_built_on_demand(
     # It came from the pool: no page was built for it (its one page-run line is logged when
     # taken), and the pool refills and says so again.
     assert ahead.text().count("page-run ") == runs + 1
+    assert ahead.text().rsplit("page-run ", 1)[1].splitlines()[0].endswith(" built=ahead")
     _ready(ahead, before + 1)
-    want, moved_plain = asyncio.run(_pull(f"{plain.url}/lab{query}"))
-    got_text, want_text = _normalized(got), _normalized(want)
+    want, moved_plain = asyncio.run(_pull(plain_url))
+    got_text, want_text = _normalized(got, codes[0]), _normalized(want, codes[1])
     assert got_text == want_text
     assert moved and moved_plain
     # the comparison sees a one-setting difference
