@@ -12,7 +12,8 @@ Modes (one per run; each prints a table and one JSON line, ``--json FILE`` appen
 - ``open``: N students open /lab within ``--spread`` s (default 1 s). Time to a complete page
   (HTML, scripts and style sheets unless ``--warm-cache``, document pulled, document_ready
   answered), p50 / p95 / max, failures, then one slider move per tab. Baseline in the same
-  run: one student opening alone (median of 3).
+  run: one student opening alone (median of 3). ``--room``: a live class opening its room's
+  link (the teacher signs in first, as in ``follow``; ``room=CODE`` joins ``--path``).
 - ``memory``: server RSS before any class, with N idle sessions open, and after they close and
   the server discards them (Bokeh drops a closed session after ~15-35 s), ``--cycles`` times.
 - ``follow``: a live class. The teacher signs in (``POST /teach``, token ``--token`` or the
@@ -259,6 +260,8 @@ def start_server(args: argparse.Namespace) -> Server:
     if args.mode == "follow":  # the class's teacher; serve-prod's cap is per worker
         env.update(DPLAB_TEACHER_TOKEN=args.token,
                    DPLAB_MAX_SESSIONS=str(max(150, args.students + 50)))
+    elif args.room:
+        env["DPLAB_TEACHER_TOKEN"] = args.token
     if args.server_cmd:
         cmd = shlex.split(args.server_cmd)
     else:
@@ -498,6 +501,9 @@ async def run_moves(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
 
 async def run_open(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     url = f"{srv.url}{args.path}"
+    if args.room:
+        _, code = await teacher_sign_in(srv.url, args.token)
+        url += f"{'&' if '?' in url else '?'}room={code}"
     fetch = not args.warm_cache
     await warm_up(url)
     lone: list[float] = []
@@ -547,7 +553,7 @@ async def run_open(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     complete = [t.complete for t in times]
     s = res.summary(0, math.inf, args.lost_after)
     return {"mode": "open", "label": args.label, "students": args.students,
-            "spread_s": args.spread, "idle_s": args.idle,
+            "spread_s": args.spread, "idle_s": args.idle, "room": bool(args.room),
             "assets": "warm" if args.warm_cache else "cold",
             "complete": len(times), "failed": len(errs),
             "card_p50_s": pct([t.card for t in times], 0.5),
@@ -779,6 +785,8 @@ def main() -> None:
                     help="follow: students opening at once")
     ap.add_argument("--nodelay", action="store_true",
                     help="TCP_NODELAY on the tabs' websockets, as browsers (wsclient.NODELAY)")
+    ap.add_argument("--room", action="store_true",
+                    help="open: the students open a room's link (/lab?room=CODE)")
     ap.add_argument("--token", default="",
                     help="follow: the teacher token (with --url; else one is made)")
     ap.add_argument("--profile", help="py-spy output file for the measured window")
@@ -789,7 +797,7 @@ def main() -> None:
         import wsclient
 
         wsclient.NODELAY = True
-    if args.mode == "follow" and not args.token:
+    if (args.mode == "follow" or args.room) and not args.token:
         if args.url:
             raise SystemExit("follow with --url needs the server's --token")
         import secrets

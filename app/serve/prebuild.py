@@ -14,9 +14,11 @@ A key is the language and the page options the address names (``lang``, ``size``
 ``theme``, each once with a known value): the four plain addresses are built for from the
 start, an address with ``size`` or ``theme`` once it has been asked for. When a request for
 such an address arrives, its new session takes a document built for it instead of an empty
-one and skips the build. Any other address (lab settings such as ``sigma``, a tour step, a
-room, an unknown value) is built on demand as before. The CPU is the same; it is spent
-before the class instead of while it waits.
+one and skips the build. A live class's link (``/lab?room=CODE`` with such options) takes
+one too, and the page follows the room from then on (``follow``: app.lab.page.follow_later
+adds what the room link adds, as a page built for the room has it). Any other address (lab
+settings such as ``sigma``, a tour step, an unknown value) is built on demand as before.
+The CPU is the same; it is spent before the class instead of while it waits.
 
 Nothing a student sees differs: a document is used once, and it is the document the page
 builds for that request (tests/app/serve/test_prebuild_live.py pulls one of each from a
