@@ -25,7 +25,9 @@ class PlainJS(pn.custom.JSComponent):
 
     def _get_properties(self, doc: Any) -> dict[str, Any]:
         props = super()._get_properties(doc)
-        if props.get("bundle") is None:  # a real bundle (a file Panel serves) stays as it is
+        # A real bundle (a file Panel serves) stays as it is; so does Panel's dev mode
+        # (--autoreload), which must compile and re-import a module whenever it is edited.
+        if props.get("bundle") is None and not props.get("dev"):
             digest = hashlib.sha256(props["esm"].encode()).hexdigest()[:16]
             props["bundle"] = f"dplab-{type(self).__name__}-{digest}"
         return props

@@ -55,3 +55,11 @@ def test_the_module_goes_as_a_bundle_keyed_by_its_content(cls: type[PlainJS]) ->
 def test_different_modules_get_different_keys() -> None:
     keys = {make(cls)._get_properties(None)["bundle"] for cls in components()}
     assert len(keys) == len(components())
+
+
+def test_panels_dev_mode_keeps_its_own_compile() -> None:
+    # --autoreload (dev): Panel compiles and re-imports a module whenever it is edited.
+    box = app.shell.widgets.RevealBox()
+    box._debug = True  # type: ignore[attr-defined]
+    props = box._get_properties(None)
+    assert props["dev"] and props["bundle"] is None
