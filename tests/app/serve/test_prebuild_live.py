@@ -81,7 +81,7 @@ async def _pull(url: str) -> tuple[dict[str, Any], bool]:
 
 @pytest.mark.parametrize(("query", "label"), [
     ("", "en"), ("?lang=ko", "ko+lang"), ("?lang=en&theme=dark", "en+lang+theme=dark"),
-    ("?size=large", "en+size=large"),  # (the tab sends Accept-Language: en)
+    # (the tab sends Accept-Language: en; ``size`` takes the path of ``theme``)
     ("?room=ZZZZZZ", "en"), ("?room=<room>&lang=ko", "ko+lang")])
 def test_a_page_built_ahead_is_the_page_built_on_demand(
         servers: tuple[LiveServer, LiveServer], query: str, label: str) -> None:
