@@ -1,4 +1,4 @@
-"""Panel's edit_readonly, touching only the locked parameters (app.serve.server)."""
+"""Panel's edit_readonly, touching only the locked parameters (app.serve.panel_patches)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import panel as pn
 import param
 import pytest
 
-from app.serve import server
+from app.serve import panel_patches
 
 
 def test_it_replaces_panels_function_everywhere() -> None:
-    server.lean_edit_readonly()
-    server.lean_edit_readonly()  # idempotent
+    panel_patches.lean_edit_readonly()
+    panel_patches.lean_edit_readonly()  # idempotent
     from panel.util import edit_readonly
 
     assert getattr(edit_readonly, "_dplab_lean", False)
@@ -51,7 +51,7 @@ def scenario(edit: Any) -> tuple[dict[str, tuple[bool, bool]], tuple[float, ...]
 
 
 def test_the_same_as_panels_own_function() -> None:
-    server.lean_edit_readonly()
+    panel_patches.lean_edit_readonly()
     from panel.util import edit_readonly
 
     lean, panels = scenario(edit_readonly), scenario(edit_readonly._dplab_original)
@@ -62,7 +62,7 @@ def test_the_same_as_panels_own_function() -> None:
 
 def test_a_widget_event_still_updates_a_read_only_value() -> None:
     # What Panel uses it for: a browser event sets a widget's value_throttled (constant).
-    server.lean_edit_readonly()
+    panel_patches.lean_edit_readonly()
     slider = pn.widgets.FloatSlider(start=0, end=10, value=1)
     assert slider.param["value_throttled"].constant
     slider._process_events({"value": 4.0, "value_throttled": 4.0})

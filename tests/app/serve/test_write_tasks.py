@@ -1,4 +1,4 @@
-"""Panel's write tasks, each removed from its own document's list (app.serve.server)."""
+"""Panel's write tasks, each removed from its own document's list (app.serve.panel_patches)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import asyncio
 from bokeh.document import Document
 from panel.io import document as pn_document
 
-from app.serve import server
+from app.serve import panel_patches
 
 
 def test_a_finished_task_leaves_its_own_documents_list() -> None:
-    server.write_tasks_per_document()
-    server.write_tasks_per_document()  # idempotent
+    panel_patches.write_tasks_per_document()
+    panel_patches.write_tasks_per_document()  # idempotent
     assert getattr(pn_document._dispatch_write_task, "_dplab", False)
 
     async def body() -> None:

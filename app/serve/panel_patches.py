@@ -1,0 +1,236 @@
+"""Patches of Bokeh and Panel internals that a lecture hall's server measurably needs.
+
+Each function copies or narrows one piece of Bokeh 3.9 / Panel 1.9 (checked by version, and
+idempotent) where a profile of benchmarks/classroom_load.py showed it costing the server CPU
+per page or per move; app.serve.server.tune_process installs them all. The websocket framing
+and message patches live in app/serve/wsframes.py and app/serve/messages.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def cache_bokeh_defaults() -> None:
+    """Compute each Bokeh property's plain default once per model class, not per access.
+
+    Bokeh recomputes a property's default (class overrides walked along the MRO, then
+    validated) every time an unset property is read; building one /lab page read ~7,800
+    defaults and serialising it as many again, ~1/3 of the page build (cProfile under
+    benchmarks/classroom_load.py).
+    Only immutable results of non-callable defaults are kept (None, bool, numbers, strings and
+    tuples of them), so no instance can share a mutable default or a generated value (ids).
+    Idempotent.
+    """
+    from bokeh.core.has_props import HasProps
+    from bokeh.core.property.bases import Property
+    from bokeh.core.property.descriptors import PropertyDescriptor
+
+    if getattr(Property.themed_default, "_dplab", False):
+        return
+    overridden: dict[type, dict[str, Any]] = {}
+    overridden_defaults = HasProps._overridden_defaults.__func__
+
+    def cached_overridden(cls: type) -> dict[str, Any]:
+        d = overridden.get(cls)
+        if d is None:
+            d = overridden[cls] = overridden_defaults(cls)
+        return d
+
+    HasProps._overridden_defaults = classmethod(cached_overridden)
+    plain = (type(None), bool, int, float, str)
+    themed_default = Property.themed_default
+    cache: dict[tuple[Any, ...], Any] = {}
+
+    def cached_themed_default(self: Any, cls: type, name: str,
+                              theme_overrides: dict[str, Any] | None, *,
+                              no_eval: bool = False) -> Any:
+        if theme_overrides is not None and name in theme_overrides:
+            return themed_default(self, cls, name, theme_overrides, no_eval=no_eval)
+        key = (id(self), cls, name, no_eval)
+        hit = cache.get(key, cache)
+        if hit is not cache:
+            return hit
+        value = themed_default(self, cls, name, theme_overrides, no_eval=no_eval)
+        if not (self._may_have_unstable_default()
+                or callable(cached_overridden(cls).get(name))) and (
+                isinstance(value, plain) or (isinstance(value, tuple)
+                                             and all(isinstance(v, plain) for v in value))):
+            cache[key] = value
+        return value
+
+    cached_themed_default._dplab = True  # type: ignore[attr-defined]
+    Property.themed_default = cached_themed_default
+
+    # Whether a default is "unstable" (made by a callable) depends on the class alone.
+    unstable: dict[tuple[int, type], bool] = {}
+    has_unstable_default = PropertyDescriptor.has_unstable_default
+
+    def cached_has_unstable_default(self: Any, obj: Any) -> bool:
+        key = (id(self), type(obj))
+        hit = unstable.get(key)
+        if hit is None:
+            hit = unstable[key] = bool(has_unstable_default(self, obj))
+        return hit
+
+    PropertyDescriptor.has_unstable_default = cached_has_unstable_default
+
+
+def synced_params_once() -> None:
+    """Panel's ``Syncable._init_params`` asks for the list of synced parameters once per
+    parameter, and each ask rebuilds that list: ~25 lists per component, ~5 % of attaching a
+    /lab page to its document (in-process cProfile of ``server_doc``). The same result from
+    one list. Only for Panel 1.9.x, whose method this copies. Idempotent."""
+    import panel as pn
+    from panel.reactive import Syncable
+
+    if getattr(Syncable, "_dplab_synced_once", False) or not pn.__version__.startswith("1.9."):
+        return
+
+    def init_params(self: Any) -> dict[str, Any]:
+        synced = set(self._synced_params)
+        params = {}
+        for p in self.param:
+            if p in synced:
+                v = getattr(self, p)
+                if v is not None:
+                    params[p] = v
+        return params
+
+    Syncable._init_params = init_params  # type: ignore[method-assign]
+    Syncable._dplab_synced_once = True
+
+
+def lean_edit_readonly() -> None:
+    """Panel's ``edit_readonly`` (around every browser event a component processes, and
+    around many of its own updates) sets ``readonly`` and ``constant`` to False on *every*
+    parameter of the object and back again: ~66 attribute assignments through param's
+    machinery for a slider, twice per event. Under 500 moving students (py-spy) it was ~6 %
+    of the server's CPU. The same context manager touching only the parameters that are
+    readonly or constant (the others are False already; Panel's restore order kept:
+    ``readonly`` first, then ``constant``). Installed in every loaded Panel module that
+    imported it by name. Only for Panel 1.9.x, whose function this follows. Idempotent."""
+    import sys
+    from contextlib import contextmanager
+
+    import panel as pn
+    import panel.util
+    import panel.util.parameters as pn_parameters
+
+    original = pn_parameters.edit_readonly
+    if getattr(original, "_dplab_lean", False) or not pn.__version__.startswith("1.9."):
+        return
+
+    @contextmanager
+    def edit_readonly(parameterized: Any) -> Any:
+        locked = [p for p in parameterized.param.objects("existing").values()
+                  if p.readonly or p.constant]
+        readonlys = [p.readonly for p in locked]
+        constants = [p.constant for p in locked]
+        for p in locked:
+            p.readonly = False
+            p.constant = False
+        try:
+            yield
+        finally:
+            for p, readonly in zip(locked, readonlys, strict=True):
+                p.readonly = readonly
+            for p, constant in zip(locked, constants, strict=True):
+                p.constant = constant
+
+    edit_readonly._dplab_lean = True  # type: ignore[attr-defined]
+    edit_readonly._dplab_original = original  # type: ignore[attr-defined]
+    for name, module in list(sys.modules.items()):
+        if (name == "panel" or name.startswith("panel.")) and \
+                getattr(module, "edit_readonly", None) is original:
+            module.edit_readonly = edit_readonly  # type: ignore[attr-defined]
+    panel.util.edit_readonly = edit_readonly
+
+
+def write_tasks_per_document() -> None:
+    """Panel keeps the tasks that write a session's messages in a list per document, and each
+    finished task removed itself by searching the lists of *every* document of the process
+    (``panel.io.document._cleanup_task``): work that grows with the number of open sessions,
+    on every message (1.9 % of the server's CPU under 500 moving students, py-spy). The same
+    bookkeeping, each task removing itself from its own document's list. Only for Panel
+    1.9.x, whose ``_dispatch_write_task`` this copies. Idempotent."""
+    import asyncio
+    from functools import partial
+
+    import panel as pn
+    from panel.io import document as pn_document
+
+    original = pn_document._dispatch_write_task
+    if getattr(original, "_dplab", False) or not pn.__version__.startswith("1.9."):
+        return
+
+    def dispatch_write_task(doc: Any, func: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            task = asyncio.ensure_future(func(*args, **kwargs))
+            tasks = pn_document._write_tasks.setdefault(doc, [])
+            tasks.append(task)
+            task.add_done_callback(partial(_drop_task, tasks))
+        except RuntimeError:
+            doc.add_next_tick_callback(partial(func, *args, **kwargs))
+
+    dispatch_write_task._dplab = True  # type: ignore[attr-defined]
+    pn_document._dispatch_write_task = dispatch_write_task
+
+
+def _drop_task(tasks: list[Any], task: Any) -> None:
+    if task in tasks:
+        tasks.remove(task)
+
+
+def lazy_pane_layouts() -> None:
+    """Make a Panel pane's wrapper layout (``pane.layout``) when it is first used.
+
+    Panel gives every pane a ``Row`` around it for the case where the pane is shown on its own
+    or replaced; inside our pages' columns it is never rendered, yet each /lab page built ~40
+    of them (Reactive objects with their watchers, ~7 % of a page build; in-process cProfile
+    of create_page + server_doc + to_json). Now the Row is made, with the pane's current
+    layout parameters, on first access; it then follows them as before. Only for the Panel
+    version this copy of ``PaneBase.__init__`` was taken from (1.9.x). Idempotent.
+    """
+    import panel as pn
+    from panel.pane.base import PaneBase
+    from panel.viewable import Layoutable
+
+    if getattr(PaneBase, "_dplab_lazy_layout", False) or not pn.__version__.startswith("1.9."):
+        return
+    sync = PaneBase._sync_layoutable
+
+    def init(self: Any, object: Any = None, **params: Any) -> None:
+        # PaneBase.__init__ of Panel 1.9, without making the layout.
+        self._object_changing = False
+        super(PaneBase, self).__init__(object=object, **params)
+        if not hasattr(self, "_internal_callbacks"):
+            self._internal_callbacks = []
+        applies = self.applies(self.object, **(params if self._applies_kw else {}))
+        if (isinstance(applies, bool) and not applies) and self.object is not None:
+            self._type_error(self.object)
+        self.__dict__["_dplab_layout_kwargs"] = {
+            k: v for k, v in params.items()
+            if k in Layoutable.param and k not in self._skip_layoutable}
+        self._internal_callbacks.append(
+            self.param.watch(self._sync_layoutable, list(Layoutable.param)))
+
+    def get_layout(self: Any) -> Any:
+        layout = self.__dict__.get("_dplab_layout")
+        if layout is None:
+            kwargs = self.__dict__.pop("_dplab_layout_kwargs", {})
+            layout = self.__dict__["_dplab_layout"] = self.default_layout(self, **kwargs)
+            sync(self)
+        return layout
+
+    def set_layout(self: Any, layout: Any) -> None:
+        self.__dict__["_dplab_layout"] = layout
+
+    def sync_layoutable(self: Any, *events: Any) -> None:
+        if self.__dict__.get("_dplab_layout") is not None:  # else it is made with them
+            sync(self, *events)
+
+    PaneBase.__init__ = init  # type: ignore[method-assign]
+    PaneBase.layout = property(get_layout, set_layout)
+    PaneBase._sync_layoutable = sync_layoutable  # type: ignore[method-assign]
+    PaneBase._dplab_lazy_layout = True
