@@ -24,7 +24,10 @@ Z95 = 1.959963984540054
 # hitting the same entries, and an eps move recomputes only the eps-dependent parts.
 CURVE_CACHE = 512
 SIM_CACHE = 64
-SIM_CACHE_MAX_N = 20_000  # larger simulations are recomputed (two float arrays of n each)
+# The draws depend on sigma, not eps: one entry per sigma slider position (131 at one
+# sensitivity) kept, so a class moving sigma does not redraw them; <= 160 kB each.
+SIM_DRAWS_CACHE = 160
+SIM_CACHE_MAX_N = 10_000  # larger simulations are recomputed (two float arrays of n each)
 
 
 def _frozen(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -234,7 +237,7 @@ def simulation(sensitivity: float, sigma: float, eps: float, n: int, seed: int,
     )
 
 
-@functools.lru_cache(maxsize=SIM_CACHE)
+@functools.lru_cache(maxsize=SIM_DRAWS_CACHE)
 def _sim_draws(d: float, sigma: float, n: int, seed: int, lo: float, hi: float,
                bins: int) -> tuple[np.ndarray, ...]:
     """The simulated releases (sorted) and their histograms; they do not depend on eps."""

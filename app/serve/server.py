@@ -19,6 +19,7 @@ from app.serve.panel_patches import (
     cache_bokeh_defaults,
     lazy_pane_layouts,
     lean_edit_readonly,
+    patch_references_by_copy,
     synced_params_once,
     write_tasks_per_document,
 )
@@ -147,6 +148,7 @@ def tune_process() -> dict[str, Any]:
     synced_params_once()
     lean_edit_readonly()
     write_tasks_per_document()
+    patch_references_by_copy()
 
     attach = BaseTemplate.server_doc
 

@@ -212,6 +212,26 @@ def test_keyboard_path(page: Any, server: Server) -> None:
     check_card(page, "sum", 4, 1.0, 1.0, 2.05, 0.126, lang="ko")
 
 
+def test_dragging_the_sigma_slider_with_the_mouse(page: Any, server: Server) -> None:
+    # A drag sends value at every step and value_throttled on release; the server acts on the
+    # release (app.shell.widgets.ImmediateSlider), so the card shows where the handle stopped.
+    open_lab(page, server)
+    before = card(page)["sigma"]
+    handle = page.locator(".dp-slider-sigma .noUi-handle").first
+    box = handle.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 60, y, steps=12)
+    page.mouse.up()
+    expect(page.locator(".dp-sigma")).not_to_have_text(before)
+    sigma = float(card(page)["sigma"])
+    assert sigma > float(before)
+    check_card(page, "sum", 4, 1.0, sigma, 1.0, 0.13)
+    expect(page.get_by_label(re.compile(r"^σ — noise"))).to_have_value(card(page)["sigma"])
+
+
 def test_korean_is_the_default(browser: Any, server: Server, requests_seen: Any) -> None:
     ctx = browser.new_context(viewport={"width": 1500, "height": 1000},
                               extra_http_headers={"Accept-Language": "fr-FR"})
