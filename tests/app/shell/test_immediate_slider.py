@@ -45,7 +45,7 @@ def test_a_tap_sends_both_and_counts_once() -> None:
 
 
 def test_the_server_still_moves_the_slider() -> None:
-    slider, model, doc, seen = _page()
+    slider, model, doc, _ = _page()
     slider.value = 4.0  # e.g. a preset: the browser's handle follows
     assert model.value == 4.0
     # ... and the next release from the browser is taken as before.
