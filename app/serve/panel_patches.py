@@ -277,5 +277,5 @@ def patch_references_by_copy() -> None:
             current.models = outer
 
     apply_json_patch._dplab_original = original  # type: ignore[attr-defined]
-    bk_document.Deserializer = DocumentDeserializer  # type: ignore[misc]
-    bk_document.Document.apply_json_patch = apply_json_patch  # type: ignore[method-assign]
+    bk_document.Deserializer = DocumentDeserializer
+    bk_document.Document.apply_json_patch = apply_json_patch
