@@ -23,6 +23,9 @@ Z95 = 1.959963984540054
 # positions are discrete (0.01 in log10 sigma), so a class exploring the same range keeps
 # hitting the same entries, and an eps move recomputes only the eps-dependent parts.
 CURVE_CACHE = 512
+# A CurveView shares its arrays with _curve_arrays' entry (per sigma): an entry per (sigma, eps)
+# slider position is ~1 kB, so the views of many positions are kept.
+CURVE_VIEW_CACHE = 4096
 SIM_CACHE = 64
 # The draws depend on sigma, not eps: one entry per sigma slider position (131 at one
 # sensitivity) kept, so a class moving sigma does not redraw them; <= 160 kB each.
@@ -127,7 +130,7 @@ def to_scale(log_delta: np.ndarray | float, scale: str) -> np.ndarray:
     return np.exp(ld)
 
 
-@functools.lru_cache(maxsize=CURVE_CACHE)
+@functools.lru_cache(maxsize=CURVE_VIEW_CACHE)
 def curve_view(sensitivity: float, sigma: float, eps: float, claimed: float, lo: float,
                hi: float, scale: str, points: int = CURVE_POINTS,
                claimed_log10: float | None = None) -> CurveView:

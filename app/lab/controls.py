@@ -57,6 +57,7 @@ class LabControls:
         s = self.state
         self._inputs: dict[str, ImmediateText] = {}
         self._errors: dict[str, pn.pane.HTML] = {}
+        self._errors_shown = True  # until the first _show_errors has looked
         self.presets = widgets.ButtonColumn(
             on_click=lambda key: self._safe(self.state.load_preset, key),
             items=[{"key": p.key, "label": self._tr(f"lab.preset.{p.key}"),
@@ -152,6 +153,10 @@ class LabControls:
 
     def _show_errors(self) -> None:
         errs = self.state.errors
+        # The common case on every move: nothing to show and nothing shown.
+        if not errs and not self._errors_shown:
+            return
+        self._errors_shown = bool(errs)
         for c, pane in self._errors.items():
             if c in errs:
                 key, fmt = errs[c]

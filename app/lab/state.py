@@ -404,7 +404,9 @@ def _claim(delta_text: str, delta: float) -> Claim:
         return Claim.of(delta)
 
 
-@functools.lru_cache(maxsize=256)
+# One entry per slider position a class has reached (131 sigma x 121 eps positions at one
+# query); a Certification is a few numbers, so 4096 of them are ~2 MB per process.
+@functools.lru_cache(maxsize=4096)
 def _certification(query: str, n: int, B: float, sigma: float, eps: float, delta_text: str,
                    delta: float) -> Certification:
     return certify(query, n, B, sigma, eps, _claim(delta_text, delta))
