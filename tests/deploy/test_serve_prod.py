@@ -381,7 +381,9 @@ def test_rate_limits_see_the_client_behind_the_balancer(prod: Prod) -> None:
 
 def test_session_cap_gives_the_class_full_page(tmp_path_factory: pytest.TempPathFactory
                                                ) -> None:
-    prod = Prod(tmp_path_factory.mktemp("cap"), DPLAB_MAX_SESSIONS="2")
+    # A closed tab keeps its place 3 s here (30 s by default: app/serve/hardening.PENDING_MS).
+    prod = Prod(tmp_path_factory.mktemp("cap"), DPLAB_MAX_SESSIONS="2",
+                DPLAB_SESSION_PENDING_MS="3000")
     try:
         tabs = [prod.run(Tab.open(f"{prod.base}/test-app")) for _ in range(4)]
         # A full worker answers 503 and the balancer retries on the other one: 2 + 2.
@@ -394,7 +396,8 @@ def test_session_cap_gives_the_class_full_page(tmp_path_factory: pytest.TempPath
         assert full.headers["Content-Security-Policy"]
         assert len(prod.page_runs()) == 4, "a refused request must not build a page"
         prod.run(tabs[0].close())
-        # A closed tab stops taking a place PENDING_MS (30 s) after it left: a retry gets in.
+        # A closed tab stops taking a place PENDING_MS (3 s here) after it left: a retry gets
+        # in.
         page = wait_until(lambda: (p := prod.run(get_page(f"{prod.base}/test-app")))
                           .status == 200 and p, 90, "a free slot after a tab closed", every=2)
         assert page.session_id
