@@ -28,9 +28,10 @@ CURVE_CACHE = 512
 CURVE_VIEW_CACHE = 4096
 SIM_CACHE = 64
 # The draws depend on sigma, not eps: one entry per sigma slider position (131 at one
-# sensitivity) kept, so a class moving sigma does not redraw them; <= 160 kB each.
+# sensitivity) kept, so a class moving sigma does not redraw them. An entry is 16 bytes per
+# draw: 80 kB at the default 5,000, at most 320 kB (51 MB if a whole cache were at the cap).
 SIM_DRAWS_CACHE = 160
-SIM_CACHE_MAX_N = 10_000  # larger simulations are recomputed (two float arrays of n each)
+SIM_CACHE_MAX_N = 20_000  # larger simulations are recomputed (two float arrays of n each)
 
 
 def _frozen(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
