@@ -9,6 +9,7 @@ import panel as pn
 import param
 
 from app.shell import assets
+from app.shell.docmodels import grow_from
 from app.shell.plainjs import PlainJS
 
 
@@ -64,7 +65,10 @@ class RevealSlot(pn.Column):
         """Put the real object in place now (idempotent)."""
         make, self._make = self._make, None
         if make is not None:
-            self.objects = [make()]
+            obj = make()
+            # Bokeh would walk the whole page for the new figure's models; walk from here.
+            with grow_from(self):
+                self.objects = [obj]
 
 
 class ButtonColumn(PlainJS):

@@ -67,3 +67,48 @@ def test_saving_the_curve_as_png_puts_it_in_place() -> None:
     f = bar._make("png-curve") if bar._make else None
     assert f is not None and f.figure_id == page.fig_curve.id
     assert page._curve_slot.revealed
+
+
+
+def _slots(obj: Any) -> list[RevealSlot]:
+    """The reveal slots inside a Panel layout, in page order."""
+    if isinstance(obj, RevealSlot):
+        return [obj]
+    return [s for child in getattr(obj, "objects", None) or [] for s in _slots(child)]
+
+
+def test_a_reveal_adds_the_figure_without_walking_the_whole_page(monkeypatch: Any) -> None:
+    from bokeh.document.models import DocumentModelManager
+
+    page = LabPage(LabState(), "en")
+    doc = Document()
+    pn.state.curdoc = doc
+    try:
+        col = pn.Column(*page.main())
+        col.server_doc(doc)
+        slots = _slots(col)
+        assert len(slots) == 2  # the curve (below the first screen) and the simulation
+        before = set(doc.models._models)
+        walks: list[int] = []
+        full = DocumentModelManager.recompute
+        monkeypatch.setattr(DocumentModelManager, "recompute",
+                            lambda self: (walks.append(1), full(self))[1])
+        boxes: set[str] = set()
+        for slot in slots:
+            boxes |= {r.id for m, _ in slot.objects[0]._models.values() for r in m.references()}
+            slot.reveal()
+        assert walks == []  # Bokeh's walk over every root did not run
+        ours = dict(doc.models._models)
+        plots = {m for m in ours.values() if isinstance(m, Plot)}
+        assert page.fig_curve in plots and len(plots) == 3
+        joined = set(ours) - before
+        assert {m.id for m in page.fig_curve.references()} <= joined
+        assert all(ours[i] in doc.models._new_models and ours[i].document is doc for i in joined)
+        # Bokeh's own walk finds the same models, less the two placeholder boxes (and what
+        # only they refer to).
+        full(doc.models)
+        theirs = set(doc.models._models)
+        stale = set(ours) - theirs
+        assert stale and stale <= boxes and theirs <= set(ours)
+    finally:
+        pn.state.curdoc = None
