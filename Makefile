@@ -26,7 +26,7 @@ test: $(STAMP)
 	@bash scripts/ensure-haproxy.sh
 	@bash scripts/ensure-redis.sh
 	@bash scripts/ensure-axe.sh
-	$(BIN)/python -m pytest
+	$(BIN)/python scripts/run-tests
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/gaussian_speed.py
