@@ -156,3 +156,41 @@ def summary(name: str, xs: list[float], width: int = 34) -> str:
         return f"{name:<{width}} no samples"
     return (f"{name:<{width}} n={len(xs):>3}  median {statistics.median(xs):7.1f} ms  "
             f"p95 {pct(xs, 0.95):7.1f} ms  max {max(xs):7.1f} ms")
+
+
+# A fixed piece of work whose cost follows the machine's speed and not our code: Bokeh (a pinned
+# library) builds a figure with four lines and a legend and serializes its document. This
+# shared 2-core machine runs the same code up to ~30 % faster or slower from one quarter hour
+# to the next, so a load figure is printed next to this reference, measured just before and
+# just after it in the same run.
+_REFERENCE_CODE = """
+import statistics, sys, time
+import numpy as np
+from bokeh.document import Document
+from bokeh.models import ColumnDataSource
+from bokeh.plotting import figure
+x = np.linspace(0.0, 10.0, 200)
+def build():
+    src = ColumnDataSource(dict(x=x, a=np.sin(x), b=np.cos(x), c=x / 10.0, d=x * x / 100.0))
+    f = figure(height=300, tools="pan,wheel_zoom,box_zoom,reset,save", title="reference")
+    for i, col in enumerate("abcd"):
+        f.line("x", col, source=src, line_width=2, legend_label=col)
+    doc = Document()
+    doc.add_root(f)
+    doc.to_json()
+for _ in range(5):
+    build()
+times = []
+for _ in range(int(sys.argv[1])):
+    t0 = time.process_time()
+    build()
+    times.append(time.process_time() - t0)
+print(1000.0 * statistics.median(times))
+"""
+
+
+def machine_reference_ms(builds: int = 40) -> float:
+    """Median CPU time (ms) of the fixed reference build above, in a fresh interpreter."""
+    out = subprocess.run([sys.executable, "-c", _REFERENCE_CODE, str(builds)], check=True,
+                         capture_output=True, text=True, timeout=300)
+    return float(out.stdout.strip().splitlines()[-1])

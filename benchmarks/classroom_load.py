@@ -69,7 +69,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _common import APP_MODULES, ROOT, free_port, pct, server_code, server_env
+from _common import (
+    APP_MODULES,
+    ROOT,
+    free_port,
+    machine_reference_ms,
+    pct,
+    server_code,
+    server_env,
+)
 from wsclient import (
     Follower,
     LabTab,
@@ -741,6 +749,12 @@ def report(r: dict[str, Any]) -> str:
                  + (f", event-loop lag p99 {r['client_lag_p99_ms']:.0f} ms"
                     if "client_lag_p99_ms" in r else "")
                  + f"; machine busy {r['machine_cpu_pct']:.0f} % of one core")
+    if r.get("machine_ref_ms"):
+        a, b = r["machine_ref_ms"]
+        lines.append(f"machine reference (a fixed Bokeh figure built and serialized, "
+                     f"benchmarks/_common.py): {a:.1f} ms before, {b:.1f} ms after"
+                     + (f"; server CPU per move = {r['cpu_per_move_over_ref']:.3f} x the "
+                        f"reference" if "cpu_per_move_over_ref" in r else ""))
     if r.get("page_runs_logged"):
         lines.append(f"page scripts run (server log, incl. warm-up and baseline tabs): "
                      f"{r['page_runs_logged']} for {r['tabs_opened']} tabs opened")
@@ -808,6 +822,7 @@ def main() -> None:
 
     # Tornado's client queues beyond 10 requests by default; a class has no such queue.
     AsyncHTTPClient.configure(None, max_clients=10_000)
+    ref_before = machine_reference_ms()
     srv = start_server(args)
     try:
         run = {"moves": run_moves, "open": run_open, "memory": run_memory,
@@ -816,6 +831,10 @@ def main() -> None:
     finally:
         srv.stop()
     r.update(gc_pauses(srv.log))
+    r["machine_ref_ms"] = [ref_before, machine_reference_ms()]
+    if "server_cpu_ms_per_move" in r:
+        r["cpu_per_move_over_ref"] = r["server_cpu_ms_per_move"] / statistics.mean(
+            r["machine_ref_ms"])
     r["tabs_opened"] = OPENED[0]
     r["server"] = (args.url or args.server_cmd
                    or f"{APP_MODULES['server']} from {args.server_root}")
