@@ -9,13 +9,15 @@ Chromium 156 against /lab, Bokeh 3.9 / Panel 1.9):
    set (a balancer's session affinity); the server sends ACK.
 3. ``PULL-DOC-REQ`` -> ``PULL-DOC-REPLY`` (the whole document, with binary buffers).
 4. What BokehJS and Panel's JS send once the page is rendered: the Location's ``search``, the
-   BrowserInfo fields, every figure's size, then the ``document_ready`` event. Each PATCH-DOC
-   is answered with OK; the page is *complete* when the OK for ``document_ready`` arrives.
+   BrowserInfo fields, every figure's size, then the ``document_ready`` event. This client asks
+   for an OK to each of these (header ``dplab_ack``; BokehJS asks for none and our server
+   answers only when asked); the page is *complete* when the OK for ``document_ready`` arrives.
 5. A slider move: PATCH-DOC ``value`` then PATCH-DOC ``value_throttled`` (a release after a
-   drag, or one arrow key); the server pushes a PATCH-DOC whose card text shows the new σ/ε in
-   the ``dp-sigma`` / ``dp-eps`` spans (next to ``dp-required-delta``). Latency = first frame of
-   the ``value`` message sent -> that PATCH-DOC fully received. When the server updates the
-   Location's ``search``, the tab answers with the new ``href`` like Panel's JS does.
+   drag, or one arrow key), no reply asked, as BokehJS sends them; the server pushes a
+   PATCH-DOC whose card text shows the new σ/ε in the ``dp-sigma`` / ``dp-eps`` spans (next
+   to ``dp-required-delta``). Latency = first frame of the ``value`` message sent -> that
+   PATCH-DOC fully received. When the server updates the Location's ``search``, the tab
+   answers with the new ``href`` like Panel's JS does.
 
 A Bokeh message is 3 + 2·num_buffers websocket frames: header JSON (msgid, msgtype, optional
 reqid, num_buffers), metadata JSON, content JSON, then for each buffer a JSON ``{"id": ...}``
@@ -148,10 +150,20 @@ def new_msgid() -> str:
     return uuid.uuid4().hex.upper()  # BokehJS sends 32 upper-case hex digits
 
 
-def encode(msgtype: str, content: Any, msgid: str | None = None) -> tuple[str, list[str]]:
-    """(msgid, frames) of a client message without buffers: header, metadata, content."""
+# Header field asking the server for Bokeh's OK to a PATCH-DOC (app.serve.panel_patches
+# PATCH_ACK): BokehJS never waits for one, so our server sends it only when asked.
+PATCH_ACK = "dplab_ack"
+
+
+def encode(msgtype: str, content: Any, msgid: str | None = None,
+           ack: bool = False) -> tuple[str, list[str]]:
+    """(msgid, frames) of a client message without buffers: header, metadata, content;
+    ``ack``: a PATCH-DOC that asks for the server's OK."""
     msgid = msgid or new_msgid()
-    header = json.dumps({"msgid": msgid, "msgtype": msgtype}, separators=(",", ":"))
+    head: dict[str, Any] = {"msgid": msgid, "msgtype": msgtype}
+    if ack:
+        head[PATCH_ACK] = True
+    header = json.dumps(head, separators=(",", ":"))
     return msgid, [header, "{}", json.dumps(content, separators=(",", ":"))]
 
 
@@ -341,6 +353,7 @@ class Session:
         self.pushes = 0
         self.bytes_in = 0
         self.errors: list[str] = []
+        self.unasked: list[tuple[str, str]] = []  # (OK|ERROR, reqid) of patches sent quietly
         self.closed = False  # closed by this side
         self.closed_by_server = False
 
@@ -384,11 +397,19 @@ class Session:
                 await self.ws.write_message(f)
 
     async def _patch(self, events: list[dict[str, Any]]) -> asyncio.Future[Message]:
-        msgid, frames = encode("PATCH-DOC", {"events": events})
+        """Send a PATCH-DOC that asks for the server's reply; the future resolves with its
+        OK (applied) or ERROR."""
+        msgid, frames = encode("PATCH-DOC", {"events": events}, ack=True)
         fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._replies[msgid] = fut
         await self._send(frames)
         return fut
+
+    async def _patch_quietly(self, events: list[dict[str, Any]]) -> str:
+        """Send a PATCH-DOC as BokehJS does, asking for no reply; returns its msgid."""
+        msgid, frames = encode("PATCH-DOC", {"events": events})
+        await self._send(frames)
+        return msgid
 
     async def _read_message(self) -> Message:
         while True:
@@ -408,6 +429,8 @@ class Session:
                     fut = self._replies.pop(msg.reqid or "", None)
                     if msg.msgtype == "ERROR":
                         self.errors.append(msg.content_json[:200])
+                    if fut is None:
+                        self.unasked.append((msg.msgtype, msg.reqid or ""))
                     if fut is not None and not fut.done():
                         fut.set_result(msg)
                 elif msg.msgtype == "PATCH-DOC":
@@ -629,8 +652,10 @@ class LabTab(Session):
         m = Move(slider, value, (sigma_shown(self.sigma_log), eps_shown(self.eps)),
                  time.perf_counter())
         self._pending.append(m)
-        await self._patch([model_changed(model, "value", value)])
-        await self._patch([model_changed(model, "value_throttled", value)])
+        # As BokehJS's slider on a tap or key press: ``value`` (its "slide"), then
+        # ``value_throttled`` (its "change"), two messages, no reply awaited.
+        await self._patch_quietly([model_changed(model, "value", value)])
+        await self._patch_quietly([model_changed(model, "value_throttled", value)])
         return m
 
 

@@ -279,3 +279,34 @@ def patch_references_by_copy() -> None:
     apply_json_patch._dplab_original = original  # type: ignore[attr-defined]
     bk_document.Deserializer = DocumentDeserializer
     bk_document.Document.apply_json_patch = apply_json_patch
+
+
+# The header field of a PATCH-DOC that asks for Bokeh's OK reply (our load client and tests).
+PATCH_ACK = "dplab_ack"
+
+
+def patch_replies_on_request() -> None:
+    """Bokeh answers every browser ``PATCH-DOC`` with an ``OK`` message, and BokehJS ignores
+    it (``ClientSession._handle_ok`` only logs at trace level; BokehJS waits for replies to
+    ``PULL-DOC-REQ`` and ``SERVER-INFO-REQ`` only). A slider release sends two patches
+    (``value``, then ``value_throttled``), so two of the four messages a move writes were
+    those replies: 5.4 % of the server's samples under 300 moving students (py-spy), besides
+    the balancer relaying them. Now a patch is answered with OK only when its header asks
+    (:data:`PATCH_ACK`: benchmarks/wsclient.py does, where it waits for the server to have
+    applied a patch); a patch that fails is still answered with ERROR (Bokeh's protocol
+    handler makes that reply, not this one). Only for Bokeh 3.9.x. Idempotent."""
+    import bokeh
+    from bokeh.server.session import ServerSession
+
+    current = ServerSession.__dict__["patch"]
+    if getattr(current.__func__, "_dplab_original", None) is not None or \
+            not bokeh.__version__.startswith("3.9."):
+        return
+    original = current.__func__
+
+    async def patch(cls: Any, message: Any, connection: Any) -> Any:
+        reply = await original(cls, message, connection)
+        return reply if message.header.get(PATCH_ACK) else None
+
+    patch._dplab_original = original  # type: ignore[attr-defined]
+    ServerSession.patch = classmethod(patch)

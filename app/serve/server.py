@@ -20,6 +20,7 @@ from app.serve.panel_patches import (
     lazy_pane_layouts,
     lean_edit_readonly,
     patch_references_by_copy,
+    patch_replies_on_request,
     synced_params_once,
     write_tasks_per_document,
 )
@@ -105,6 +106,9 @@ def tune_process() -> dict[str, Any]:
     - /lab pages for the plain address are made ahead in idle time (app/serve/prebuild.py).
     - A template is attached to its document under one ``Document.models.freeze()``: Bokeh
       otherwise recomputes the whole model graph once per template root (~1/3 of the attach).
+    - A browser's PATCH-DOC gets no OK reply (BokehJS ignores it; two per slider release, ~5 %
+      of a move's server CPU); one whose header asks for it does, and errors are still
+      answered (:func:`patch_replies_on_request`).
     - TCP_NODELAY on websocket connections: a pushed card leaves at once instead of waiting for
       the browser's delayed ACK (Nagle).
     - Panel's busy-spinner bookkeeping is skipped while no page has a busy indicator.
@@ -149,6 +153,7 @@ def tune_process() -> dict[str, Any]:
     lean_edit_readonly()
     write_tasks_per_document()
     patch_references_by_copy()
+    patch_replies_on_request()
 
     attach = BaseTemplate.server_doc
 
