@@ -658,6 +658,15 @@ class LabTab(Session):
         await self._patch_quietly([model_changed(model, "value_throttled", value)])
         return m
 
+    async def move_and_wait(self, slider: str, value: float, timeout: float = 30.0) -> Move:
+        """:meth:`move`, then poll until its card has come (``latency`` set) or ``timeout``
+        seconds have passed (``latency`` still None)."""
+        m = await self.move(slider, value)
+        deadline = time.monotonic() + timeout
+        while m.latency is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        return m
+
 
 # ---------------------------------------------------------------------------------------------
 # any page, as the deployment tests drive it (behind scripts/serve-prod's balancer)

@@ -5,7 +5,6 @@ and a patch that fails is still answered with ERROR (app.serve.panel_patches
 from __future__ import annotations
 
 import asyncio
-import time
 
 from live_server import LiveServer
 from wsclient import LabTab, model_changed
@@ -18,10 +17,7 @@ async def _drive(url: str) -> tuple[LabTab, float | None, str, str]:
     await tab.open()
     try:
         # Two messages as BokehJS sends them (no reply asked); the new card still comes.
-        move = await tab.move("eps", 2.5)
-        deadline = time.monotonic() + 30
-        while move.latency is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        move = await tab.move_and_wait("eps", 2.5)
         # A quiet patch the server cannot apply (a model it does not have).
         bad = await tab._patch_quietly([model_changed("p-no-such-model", "value", 1)])
         # Then one that asks: messages of one connection are handled in order, so when its OK

@@ -70,10 +70,7 @@ async def _pull(url: str) -> tuple[dict[str, Any], bool]:
     tab = LabTab(url)
     await tab.open()
     try:
-        move = await tab.move("eps", 2.5)
-        deadline = time.monotonic() + 20
-        while move.latency is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        move = await tab.move_and_wait("eps", 2.5, 20)
         return tab.doc_json, move.latency is not None
     finally:
         await tab.close()
