@@ -28,6 +28,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SIGMA_LOG_RANGE = (-3.0, 3.0)
+
+
+def sigma_at(x: float) -> float:
+    """σ for the σ slider at ``x`` (log10 σ): 4 significant digits."""
+    return float(f"{10.0 ** x:.4g}")
+
+
+def delta_at(x: float) -> float:
+    """δ for the δ slider at ``x`` (log10 δ; 0 and above is δ = 1): 3 significant digits."""
+    return float(f"{10.0 ** x:.3g}") if x < 0 else 1.0
+
+
 EPS_SLIDER_MAX = 20.0
 DELTA_LOG_RANGE = (-30.0, 0.0)
 
@@ -91,12 +103,11 @@ class LabControls:
             end=DELTA_LOG_RANGE[1], step=0.1, value=self._delta_log(s.delta),
             sizing_mode="stretch_width", css_classes=["dp-slider-delta"])
         self.sigma_slider.param.watch(
-            lambda e: self._slider("sigma", float(f"{10 ** e.new:.4g}")), "value_throttled")
+            lambda e: self._slider("sigma", sigma_at(e.new)), "value_throttled")
         self.eps_slider.param.watch(lambda e: self._slider("eps", round(e.new, 4)),
                                     "value_throttled")
         self.delta_slider.param.watch(
-            lambda e: self._slider("delta", float(f"{10 ** e.new:.3g}") if e.new < 0 else 1.0),
-            "value_throttled")
+            lambda e: self._slider("delta", delta_at(e.new)), "value_throttled")
         self.scale = pn.widgets.RadioButtonGroup(
             label=self._tr("lab.ctl.scale"),
             options={self._tr("lab.scale.log10"): "log10", self._tr("lab.scale.linear"): "linear"},
@@ -199,11 +210,17 @@ class LabControls:
                 (self.query, "value", s.query), (self.scale, "value", s.scale),
                 (self.overlays, "value", list(s.overlays)),
                 (self.eps_slider, "value", min(s.eps, EPS_SLIDER_MAX)),
-                (self.delta_slider, "value", self._delta_log(s.delta)),
                 *((self._inputs[c], "label", self._tr(f"lab.ctl.{c}", unit=unit))
                   for c in ("sigma", "replacement")),
             ]
-            if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1]:
+            # A log slider whose position already gives the state's value stays where the
+            # student left it: its value and log10 of the rounded σ (or δ) differ in the
+            # last digits, and sending that back moved a handle that a held arrow key had
+            # already taken further (presses were lost).
+            if delta_at(float(self.delta_slider.value or 0.0)) != s.delta:
+                wanted.append((self.delta_slider, "value", self._delta_log(s.delta)))
+            if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1] and \
+                    sigma_at(float(self.sigma_slider.value or 0.0)) != s.sigma:
                 wanted.append((self.sigma_slider, "value", ls))
             for obj, name, v in wanted:
                 if getattr(obj, name) != v:

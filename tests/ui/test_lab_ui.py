@@ -232,6 +232,18 @@ def test_dragging_the_sigma_slider_with_the_mouse(page: Any, server: Server) -> 
     expect(page.get_by_label(re.compile(r"^σ — noise"))).to_have_value(card(page)["sigma"])
 
 
+def test_quick_arrow_presses_on_the_sigma_slider_all_count(page: Any, server: Server) -> None:
+    # Five presses without a pause (a held key): the handle must not be sent back to an
+    # earlier, rounded position between them (app.lab.controls _sync_widgets).
+    open_lab(page, server)
+    handle = page.locator(".dp-slider-sigma .noUi-handle").first
+    handle.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator(".dp-sigma")).to_have_text("1.122")  # 10 ** 0.05, 4 digits
+    check_card(page, "sum", 4, 1.0, 1.122, 1.0, 0.13)
+
+
 def test_korean_is_the_default(browser: Any, server: Server, requests_seen: Any) -> None:
     ctx = browser.new_context(viewport={"width": 1500, "height": 1000},
                               extra_http_headers={"Accept-Language": "fr-FR"})
