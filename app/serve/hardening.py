@@ -193,11 +193,17 @@ def unavailable_http(status: int, kind: str, headers: dict[str, str]) -> bytes:
 # keeps until its unused-session lifetime ends; it no longer takes a student's place.
 # DPLAB_SESSION_PENDING_MS changes it (the deployment tests wait 3 s instead of 30).
 def _pending_ms(default: int = 30_000) -> int:
-    try:
-        value = int(os.environ.get("DPLAB_SESSION_PENDING_MS", default))
-    except ValueError:
+    raw = os.environ.get("DPLAB_SESSION_PENDING_MS", "").strip()
+    if not raw:
         return default
-    return value if value > 0 else default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:  # as DPLAB_PREBUILT_PAGES: a wrong setting stops the start, with its name
+        raise ValueError("DPLAB_SESSION_PENDING_MS must be a whole number of milliseconds "
+                         f"above 0, got {raw!r}")
+    return value
 
 
 PENDING_MS = _pending_ms()

@@ -336,3 +336,16 @@ def test_serve_prod_is_ruff_clean() -> None:
     r = subprocess.run([str(ruff), "check", str(SERVE_PROD)], capture_output=True, text=True,
                        cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_pending_time_of_a_closed_tab_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.serve import hardening
+
+    monkeypatch.delenv("DPLAB_SESSION_PENDING_MS", raising=False)
+    assert hardening._pending_ms() == 30_000
+    monkeypatch.setenv("DPLAB_SESSION_PENDING_MS", "3000")
+    assert hardening._pending_ms() == 3000
+    for bad in ("0", "-5", "3 s"):
+        monkeypatch.setenv("DPLAB_SESSION_PENDING_MS", bad)
+        with pytest.raises(ValueError, match="DPLAB_SESSION_PENDING_MS"):
+            hardening._pending_ms()
