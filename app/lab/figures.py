@@ -178,6 +178,13 @@ class LabFigures:
         self.fig_sim = theme.large_type(h, self._large, self._dark)
         return self.fig_sim
 
+    def build_hidden_parts(self) -> None:
+        """Make the simulation figure now, still out of the page (a page built ahead: its
+        reveal then only attaches it; ~15 % of a taken page's server CPU while a class
+        opened it)."""
+        if self.fig_sim is None:
+            self._build_sim_figure()
+
     def sim_figure(self) -> RevealSlot:
         """The simulation figure's place in the page: an empty box of the figure's height
         until it comes near the viewport, then the figure (built then, once)."""

@@ -432,12 +432,14 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
 
 
 
-def create_page(lang: str | None = None, link: PageLink | None = None
+def create_page(lang: str | None = None, link: PageLink | None = None, *, ahead: bool = False
                 ) -> pn.template.FastListTemplate:
     """The lab page for the current session (language from ?lang or Accept-Language).
 
     ``link``: a live class's tie to this page (app/shell/follow.py; made by app/room and
-    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own."""
+    handed over by app/serve for ``/lab?room=CODE``), or None for a lab on its own.
+    ``ahead``: the page is built before a student asks for it (app/serve/prebuild.py), in idle
+    time: what a scroll reveals is made now too (it joins the page only when scrolled to)."""
     lang = lang or request_language()
     state = LabState()
     args = options.session_args()
@@ -463,6 +465,8 @@ def create_page(lang: str | None = None, link: PageLink | None = None
                        sidebar_width=480 if options.is_large() else 380,
                        option_notice_shown=False, first_paint=lab.first_paint(),
                        log_sliders={"dp-slider-sigma": "σ", "dp-slider-delta": "δ"})
+    if ahead:
+        lab.build_hidden_parts()
     doc = pn.state.curdoc
     if link is None and doc is not None:
         doc.__dict__[_LATER] = (lab, tmpl)

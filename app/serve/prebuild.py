@@ -35,6 +35,8 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
+from app.serve import pull_ahead
+
 T = TypeVar("T")
 
 DEFAULT_SIZE = 24  # ~3.2 MB each (scripts/serve-prod counts them in a worker's base)
@@ -244,6 +246,8 @@ class LabDocuments:
             building_ahead = False
         # The stand-in lives as long as the document waits; the real context replaces it.
         doc.__dict__["_dplab_stand_in"] = stand_in
+        # Its first pull's walk, now too (app/serve/pull_ahead.py).
+        pull_ahead.serialize_ahead(doc)
         return doc
 
     def _discard(self, doc: Any) -> None:
@@ -252,6 +256,7 @@ class LabDocuments:
         from tornado.ioloop import IOLoop
 
         stand_in = doc.__dict__.pop("_dplab_stand_in", None)
+        pull_ahead.forget(doc)
         doc.destroy(None)
         if stand_in is not None:
             IOLoop.current().spawn_callback(self.context._application.on_session_destroyed,
@@ -312,6 +317,7 @@ def install(tornado_app: Any, quiet: Callable[[], bool], size: int | None = None
         return None
     from tornado.ioloop import PeriodicCallback
 
+    pull_ahead.install()
     docs = LabDocuments(context, n, quiet, follow)
     context.create_session_if_needed = _taking(context, docs)
     _DOCS = docs

@@ -34,10 +34,11 @@ ASSETS_DIR = assets.ASSETS
 
 def _lab() -> pn.template.FastListTemplate:
     from app.lab.page import create_page
+    from app.serve import prebuild
     from app.serve.room_wiring import lab_link
     from app.shell.options import session_args
 
-    return create_page(link=lab_link(session_args()))
+    return create_page(link=lab_link(session_args()), ahead=prebuild.building_ahead)
 
 
 def _lab_follow_later(doc: Any, args: dict[str, str]) -> bool:

@@ -1,5 +1,6 @@
 """serve-prod's default session cap: what one worker measurably holds, lowered to what the
-memory allows (DPLAB_MEMORY_LIMIT, else the cgroup limit, else the memory available)."""
+memory allows (DPLAB_MEMORY_LIMIT, else the cgroup limit, else the memory available); and the
+pages each worker builds ahead: 24, more when the memory holds them beside full workers."""
 
 from __future__ import annotations
 
@@ -57,3 +58,27 @@ def test_the_environment_wins_and_bad_sizes_are_refused() -> None:
     bad = _config(DPLAB_MEMORY_LIMIT="lots")
     assert bad.returncode == 2 and "DPLAB_MEMORY_LIMIT" in bad.stderr + bad.stdout
     assert _cap(_config(DPLAB_MEMORY_LIMIT="100m").stdout)[0] == 10  # never below 10
+
+
+def _prebuilt(out: str) -> tuple[int, str]:
+    m = re.search(r"^# pages built ahead per worker: (\d+) \((.*)\)$", out, re.M)
+    assert m, out[:300]
+    return int(m.group(1)), m.group(2)
+
+
+@pytest.mark.parametrize(("limit", "expected"),
+                         [("64g", 100), ("3500m", 73), ("3g", 24), ("1g", 24)])
+def test_pages_built_ahead_follow_the_memory_beside_full_workers(limit: str,
+                                                                  expected: int) -> None:
+    # 24, plus what is left per worker after (140 + 78) MB and the cap's sessions of 4 MB, in
+    # pages of 3.25 MB, at most 100. 3500m: (0.8 * 3500 - 40) / 2 - 218 - 250 * 4 = 162 MB.
+    n, why = _prebuilt(_config(DPLAB_MEMORY_LIMIT=limit).stdout)
+    assert n == expected
+    assert "DPLAB_MEMORY_LIMIT" in why
+
+
+def test_pages_built_ahead_from_the_environment() -> None:
+    assert _prebuilt(_config(DPLAB_PREBUILT_PAGES="0", DPLAB_MEMORY_LIMIT="64g").stdout) == (
+        0, "DPLAB_PREBUILT_PAGES")
+    bad = _config(DPLAB_PREBUILT_PAGES="-3")
+    assert bad.returncode == 2 and "DPLAB_PREBUILT_PAGES" in bad.stderr + bad.stdout

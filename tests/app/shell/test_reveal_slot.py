@@ -112,3 +112,40 @@ def test_a_reveal_adds_the_figure_without_walking_the_whole_page(monkeypatch: An
         assert stale and stale <= boxes and theirs <= set(ours)
     finally:
         pn.state.curdoc = None
+
+
+def _sim_after_reveal(ahead: bool) -> tuple[LabPage, Any, Any, set[str]]:
+    page = LabPage(state=LabState(), lang="en")
+    built_ahead = None
+    if ahead:
+        page.build_hidden_parts()
+        built_ahead = page.fig_sim
+    doc = Document()
+    pn.state.curdoc = doc
+    try:
+        col = pn.Column(*page.main())
+        col.server_doc(doc)
+        before = {c for m in doc.models if isinstance(m, Plot) for c in m.css_classes}
+        page.state.set_query("count")  # another unit: the axis labels change
+        page.refresh()
+        sim = next(s for s in _slots(col) if "dp-sim-reveal" in s.objects[0].css_classes)
+        sim.reveal()
+        return page, built_ahead, sim.objects[0].object, before
+    finally:
+        pn.state.curdoc = None
+
+
+def test_a_simulation_built_ahead_is_kept_up_to_date_and_joins_only_when_seen() -> None:
+    page, ahead, shown, before = _sim_after_reveal(ahead=True)
+    assert ahead is not None and shown is ahead  # the reveal attached the one built ahead
+    assert "dp-sim-plot" not in before  # not in the first document
+    _, none, plain, _ = _sim_after_reveal(ahead=False)
+    assert none is None
+    # The same figure as one built at the reveal: labels, title, glyphs.
+    for fig in (shown, plain):
+        assert fig.xaxis[0].axis_label == page.fig_dens.xaxis[0].axis_label
+        assert fig.yaxis[0].axis_label == page.fig_dens.yaxis[0].axis_label
+    assert shown.title.text == plain.title.text
+    assert [type(r.glyph).__name__ for r in shown.renderers] == \
+        [type(r.glyph).__name__ for r in plain.renderers]
+    assert shown.x_range is page.fig_dens.x_range
