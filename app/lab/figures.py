@@ -180,7 +180,7 @@ class LabFigures:
 
     def build_hidden_parts(self) -> None:
         """Make the simulation figure now, still out of the page (a page built ahead: its
-        reveal then only attaches it; ~15 % of a taken page's server CPU while a class
+        reveal then only attaches it; ~13 % of a taken page's server CPU while a class
         opened it)."""
         if self.fig_sim is None:
             self._build_sim_figure()

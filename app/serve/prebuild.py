@@ -18,7 +18,9 @@ one and skips the build. A live class's link (``/lab?room=CODE`` with such optio
 one too, and the page follows the room from then on (``follow``: app.lab.page.follow_later
 adds what the room link adds, as a page built for the room has it). Any other address (lab
 settings such as ``sigma``, a tour step, an unknown value) is built on demand as before.
-The CPU is the same; it is spent before the class instead of while it waits.
+The CPU is the same; it is spent before the class instead of while it waits. The document's
+first serialization (the browser's pull) and the simulation figure (joining the page when
+scrolled to) are made then too: app/serve/pull_ahead.py, app.lab.page ``create_page(ahead=)``.
 
 Nothing a student sees differs: a document is used once, and it is the document the page
 builds for that request (tests/app/serve/test_prebuild_live.py pulls one of each from a
@@ -39,7 +41,7 @@ from app.serve import pull_ahead
 
 T = TypeVar("T")
 
-DEFAULT_SIZE = 24  # ~3.2 MB each (scripts/serve-prod counts them in a worker's base)
+DEFAULT_SIZE = 24  # ~3.3 MB each, its first pull included (scripts/serve-prod counts them)
 QUIET_S = 1.0
 TICK_MS = 200
 LANGUAGES = ("ko", "en")
