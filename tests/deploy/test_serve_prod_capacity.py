@@ -82,3 +82,11 @@ def test_pages_built_ahead_from_the_environment() -> None:
         0, "DPLAB_PREBUILT_PAGES")
     bad = _config(DPLAB_PREBUILT_PAGES="-3")
     assert bad.returncode == 2 and "DPLAB_PREBUILT_PAGES" in bad.stderr + bad.stdout
+
+
+def test_the_scripts_default_pool_is_the_apps() -> None:
+    from app.serve.prebuild import DEFAULT_SIZE
+
+    m = re.search(r"^PREBUILT_DEFAULT = (\d+)", SCRIPT.read_text(), re.M)
+    assert m and int(m.group(1)) == DEFAULT_SIZE
+    assert _prebuilt(_config(DPLAB_MEMORY_LIMIT="1g").stdout)[0] == DEFAULT_SIZE
