@@ -43,6 +43,11 @@ def delta_at(x: float) -> float:
 EPS_SLIDER_MAX = 20.0
 DELTA_LOG_RANGE = (-30.0, 0.0)
 
+# State parameter -> the text fields that show it, for the changes a slider move makes (σ; ε
+# with the curve's range that follows it). Any other change compares every control.
+SYNC_NARROW: dict[str, tuple[str, ...]] = {
+    "sigma": ("sigma",), "eps": ("eps",), "eps_lo": ("eps_lo",), "eps_hi": ("eps_hi",)}
+
 
 class LabControls:
     """Controls of :class:`app.lab.page.LabPage` (a mixin: it reads the page's state and
@@ -187,41 +192,57 @@ class LabControls:
         at = next(i for i, o in enumerate(side.objects) if o is widget)
         side.insert(at + 1, pane)
 
-    def _sync_widgets(self) -> None:
+    def _sync_widgets(self, names: set[str] | None = None) -> None:
+        """Set every control to the state's value where it differs. ``names``: the state
+        parameters that changed (None: any); a slider move changes only what
+        :data:`SYNC_NARROW` lists, and only the controls showing those are compared."""
         s = self.state
+        narrow = names is not None and bool(names) and names <= SYNC_NARROW.keys()
+        shown = ({c for n in names for c in SYNC_NARROW[n]} if narrow and names is not None
+                 else None)
         self._syncing = True
         try:
-            values = {"n": str(s.n), "B": fmt_input(s.B), "sigma": fmt_input(s.sigma),
-                      "eps": fmt_input(s.eps), "delta": s.delta_text, "data": s.data_text,
-                      "record": str(s.record), "replacement": fmt_input(s.replacement),
-                      "eps_lo": fmt_input(s.eps_lo), "eps_hi": fmt_input(s.eps_hi),
-                      "sim_n": str(s.sim_n)}
-            for c, v in values.items():
+            texts = {"n": lambda: str(s.n), "B": lambda: fmt_input(s.B),
+                     "sigma": lambda: fmt_input(s.sigma), "eps": lambda: fmt_input(s.eps),
+                     "delta": lambda: s.delta_text, "data": lambda: s.data_text,
+                     "record": lambda: str(s.record),
+                     "replacement": lambda: fmt_input(s.replacement),
+                     "eps_lo": lambda: fmt_input(s.eps_lo),
+                     "eps_hi": lambda: fmt_input(s.eps_hi), "sim_n": lambda: str(s.sim_n)}
+            errors = s.errors
+            for c, text in texts.items():
+                if shown is not None and c not in shown:
+                    continue
                 w = self._inputs[c]
+                v = text()
                 # A rejected text stays visible (with its message) until the student fixes it.
-                if c not in s.errors and w.value != v:
+                if c not in errors and w.value != v:
                     w.value = v
             # Compared first: setting a parameter, even to its value, costs param's machinery
             # on every move.
-            ls = math.log10(s.sigma)
-            unit = unit_label(self.lang, queries.unit_key(s.query))
-            wanted: list[tuple[Any, str, Any]] = [
-                (self._inputs["data"], "disabled", not s.data_editable),
-                (self.query, "value", s.query), (self.scale, "value", s.scale),
-                (self.overlays, "value", list(s.overlays)),
-                (self.eps_slider, "value", min(s.eps, EPS_SLIDER_MAX)),
-                *((self._inputs[c], "label", self._tr(f"lab.ctl.{c}", unit=unit))
-                  for c in ("sigma", "replacement")),
-            ]
+            wanted: list[tuple[Any, str, Any]] = []
+            if shown is None:
+                unit = unit_label(self.lang, queries.unit_key(s.query))
+                wanted += [
+                    (self._inputs["data"], "disabled", not s.data_editable),
+                    (self.query, "value", s.query), (self.scale, "value", s.scale),
+                    (self.overlays, "value", list(s.overlays)),
+                    *((self._inputs[c], "label", self._tr(f"lab.ctl.{c}", unit=unit))
+                      for c in ("sigma", "replacement")),
+                ]
+            if shown is None or "eps" in shown:
+                wanted.append((self.eps_slider, "value", min(s.eps, EPS_SLIDER_MAX)))
             # A log slider whose position already gives the state's value stays where the
             # student left it: its value and log10 of the rounded σ (or δ) differ in the
             # last digits, and sending that back moved a handle that a held arrow key had
             # already taken further (presses were lost).
-            if delta_at(float(self.delta_slider.value or 0.0)) != s.delta:
+            if shown is None and delta_at(float(self.delta_slider.value or 0.0)) != s.delta:
                 wanted.append((self.delta_slider, "value", self._delta_log(s.delta)))
-            if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1] and \
-                    sigma_at(float(self.sigma_slider.value or 0.0)) != s.sigma:
-                wanted.append((self.sigma_slider, "value", ls))
+            if shown is None or "sigma" in shown:
+                ls = math.log10(s.sigma)
+                if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1] and \
+                        sigma_at(float(self.sigma_slider.value or 0.0)) != s.sigma:
+                    wanted.append((self.sigma_slider, "value", ls))
             for obj, name, v in wanted:
                 if getattr(obj, name) != v:
                     setattr(obj, name, v)

@@ -224,7 +224,8 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
     def _show_notices(self) -> None:
         ns = self.state.notices
         if not ns:
-            self.notice.visible = False
+            if self.notice.visible:  # (compared first: a param assignment costs, equal or not)
+                self.notice.visible = False
             return
         items = "".join(f"<li>{html.escape(self._tr(k, **f))}</li>" for k, f in ns)
         self.notice.object = (f'<div class="dp-notice" role="alert"><strong>'
@@ -246,7 +247,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         else:
             cert = s.certification()
             self.card.object = card_html(s, cert, self.lang, folded=self._large)
-        self._sync_widgets()
+        self._sync_widgets(names)
         self._show_errors()
         self._show_notices()
         self._apply_concealment()
@@ -262,7 +263,8 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         for pane in self._answer_panes:
             if pane.visible == hide:
                 pane.visible = not hide
-        self.conceal_note.visible = hide
+        if self.conceal_note.visible != hide:
+            self.conceal_note.visible = hide
         if self._hidden_for_tour and not hide:
             self._hidden_for_tour = False
             self.refresh_plots(None)  # the subtitles and texts, drawn again

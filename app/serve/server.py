@@ -19,8 +19,10 @@ from app.serve.panel_patches import (
     cache_bokeh_defaults,
     lazy_pane_layouts,
     lean_edit_readonly,
+    lean_param_update,
     patch_references_by_copy,
     patch_replies_on_request,
+    quiet_panel_debug_log,
     synced_params_once,
     write_tasks_per_document,
 )
@@ -155,6 +157,8 @@ def tune_process() -> dict[str, Any]:
     write_tasks_per_document()
     patch_references_by_copy()
     patch_replies_on_request()
+    lean_param_update()
+    quiet_panel_debug_log()
 
     attach = BaseTemplate.server_doc
 
