@@ -16,7 +16,8 @@ from app.shell.numbers import fmt_input
 def shown(page: LabPage) -> dict[str, Any]:
     out: dict[str, Any] = {c: w.value for c, w in page._inputs.items()}
     out.update(query=page.query.value, scale=page.scale.value, overlays=list(page.overlays.value),
-               eps_slider=page.eps_slider.value, sigma=sigma_at(float(page.sigma_slider.value or 0.0)),
+               eps_slider=page.eps_slider.value,
+               sigma=sigma_at(float(page.sigma_slider.value or 0.0)),
                data_disabled=page._inputs["data"].disabled,
                sigma_label=page._inputs["sigma"].label)
     return out
