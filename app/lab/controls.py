@@ -48,6 +48,15 @@ DELTA_LOG_RANGE = (-30.0, 0.0)
 SYNC_NARROW: dict[str, tuple[str, ...]] = {
     "sigma": ("sigma",), "eps": ("eps",), "eps_lo": ("eps_lo",), "eps_hi": ("eps_hi",)}
 
+# Text field -> its text for a state.
+FIELD_TEXTS: dict[str, Callable[[LabState], str]] = {
+    "n": lambda s: str(s.n), "B": lambda s: fmt_input(s.B),
+    "sigma": lambda s: fmt_input(s.sigma), "eps": lambda s: fmt_input(s.eps),
+    "delta": lambda s: s.delta_text, "data": lambda s: s.data_text,
+    "record": lambda s: str(s.record), "replacement": lambda s: fmt_input(s.replacement),
+    "eps_lo": lambda s: fmt_input(s.eps_lo), "eps_hi": lambda s: fmt_input(s.eps_hi),
+    "sim_n": lambda s: str(s.sim_n)}
+
 
 class LabControls:
     """Controls of :class:`app.lab.page.LabPage` (a mixin: it reads the page's state and
@@ -202,19 +211,12 @@ class LabControls:
                  else None)
         self._syncing = True
         try:
-            texts = {"n": lambda: str(s.n), "B": lambda: fmt_input(s.B),
-                     "sigma": lambda: fmt_input(s.sigma), "eps": lambda: fmt_input(s.eps),
-                     "delta": lambda: s.delta_text, "data": lambda: s.data_text,
-                     "record": lambda: str(s.record),
-                     "replacement": lambda: fmt_input(s.replacement),
-                     "eps_lo": lambda: fmt_input(s.eps_lo),
-                     "eps_hi": lambda: fmt_input(s.eps_hi), "sim_n": lambda: str(s.sim_n)}
             errors = s.errors
-            for c, text in texts.items():
+            for c, text in FIELD_TEXTS.items():
                 if shown is not None and c not in shown:
                     continue
                 w = self._inputs[c]
-                v = text()
+                v = text(s)
                 # A rejected text stays visible (with its message) until the student fixes it.
                 if c not in errors and w.value != v:
                     w.value = v
