@@ -118,7 +118,7 @@ class LabFollowable:
         if tour is not None and (tour.step or int(snap.get("tour") or 0) or tour.concealed):
             return False  # the tour's panel and concealment come with the whole snapshot
         html = card_of(snap.get("lab") or {}, self.lang, bool(getattr(lab, "_large", False)))
-        lab.card.show(html)  # (nothing is sent when it is the same)
+        lab.card.set_text(html)  # (nothing is sent when it is the same)
         return True
 
     def on_room_change(self, callback: Callable[[], None]) -> None:

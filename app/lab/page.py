@@ -241,12 +241,12 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         """The certification card and the controls: cheap, sent to the browser first."""
         s = self.state
         if self.tour is not None and self.tour.concealed:
-            self.card.show(CONCEALED_HTML.format(
+            self.card.set_text(CONCEALED_HTML.format(
                 title=html.escape(self._tr("tour.concealed_title")),
                 text=html.escape(self._tr("tour.concealed"))))
         else:
             cert = s.certification()
-            self.card.show(card_html(s, cert, self.lang, folded=self._large))
+            self.card.set_text(card_html(s, cert, self.lang, folded=self._large))
         self._sync_widgets(names)
         self._show_errors()
         self._show_notices()
@@ -279,17 +279,17 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         if heavy:
             dv = density_view(sens, s.sigma, s.eps)
             self._draw_density(dv, sens, unit)
-            self.dens_text.show(self._fold(
+            self.dens_text.set_text(self._fold(
                 "lab.fold.dens_text", density_text(dv, sens, s.sigma, s.eps, unit, self.lang)))
         if heavy or (names is not None and bool(names & {"sim_n", "sim_seed"})):
             lo, hi = -4.0 * s.sigma, sens + 4.0 * s.sigma
             sv = simulation(sens, s.sigma, s.eps, s.sim_n, s.sim_seed, lo, hi)
             self._draw_sim(sv)
-            self.sim_text.show(sim_text(sv, s.eps, self.lang))
+            self.sim_text.set_text(sim_text(sv, s.eps, self.lang))
         cv = curve_view(sens, s.sigma, s.eps, s.delta, s.eps_lo, s.eps_hi, s.scale,
                         claimed_log10=s.claim.log10)
         self._draw_curve(cv)
-        self.curve_text.show(self._fold("lab.fold.curve_text",
+        self.curve_text.set_text(self._fold("lab.fold.curve_text",
                                         curve_text(cv, s.delta, self.lang)))
         self.address.update(**s.url_query())
         if self._hidden_for_tour or (self.tour is not None and self.tour.concealed):

@@ -26,7 +26,7 @@ class TextPane(pn.pane.HTML):
     def _update(self, ref: str, model: Any) -> None:
         model.text = self._transform_object(self.object)["object"]
 
-    def show(self, text: str) -> None:
+    def set_text(self, text: str) -> None:
         """``self.object = text``, at about half its server CPU (five panes per slider move).
 
         param's assignment builds an Event and runs its watcher machinery to reach the one
@@ -46,7 +46,7 @@ class TextPane(pn.pane.HTML):
         self._update_pane()
 
 
-# The watcher TextPane.show calls itself (Panel's, bound to the pane).
+# The watcher TextPane.set_text calls itself (Panel's, bound to the pane).
 _UPDATE_PANE = pn.pane.HTML._update_pane
 
 
