@@ -107,6 +107,22 @@ def test_panel_debug_log_is_written_only_when_enabled() -> None:
     try:
         logger.setLevel(logging.WARNING)
         widget._log("received events %s", Loud())
+        # As Panel sets it up: the logger at DEBUG, its handlers at WARNING (nothing written).
+        handler.setLevel(logging.WARNING)
+        logger.setLevel(logging.DEBUG)
+        saved = [(h, h.level) for h in logging.getLogger("panel").handlers]
+        for h, _ in saved:
+            h.setLevel(logging.WARNING)
+        calls: list[str] = []
+        widget._logger.debug = lambda *a, **k: calls.append("debug")  # type: ignore[method-assign]
+        try:
+            widget._log("received events %s", Loud())
+        finally:
+            del widget._logger.debug
+            for h, lv in saved:
+                h.setLevel(lv)
+        assert calls == []  # not even handed to logging
+        handler.setLevel(logging.NOTSET)
         logger.setLevel(logging.DEBUG)
         widget._log("received events %s", {"value": 2})
         widget._log("odd %s", "thing", level="warning")
