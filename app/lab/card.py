@@ -8,6 +8,7 @@ the theme colours :func:`card_theme_css`.
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 from decimal import Decimal, InvalidOperation
@@ -94,6 +95,41 @@ def delta_no_one_html(cert: Certification, lang: str, *, short: bool = False) ->
             f"{html.escape(t(key, lang, **fields))}</span>")
 
 
+
+# A slider move keeps the data set: its neighbours' block is the same for every move and
+# student of a process (one entry per data set, record, replacement and language).
+@functools.lru_cache(maxsize=256)
+def _neighbours_html(query: str, data: tuple[float, ...], B: float, record: int,
+                     replacement: float, lang: str, unit_key: str, sensitivity: float) -> str:
+    unit = unit_label(lang, unit_key)
+    u = html.escape(unit)
+    try:
+        d_prime = list(queries.neighbour(list(data), record - 1, replacement, B))
+        f_d = queries.value(query, list(data), B)
+        f_dp = queries.value(query, list(d_prime), B)
+        loc = queries.local_difference(query, list(data), record - 1, replacement, B)
+
+        def show(ds: list[float] | tuple[float, ...]) -> str:
+            items = ", ".join(fmt_input(v) for v in ds[:12])
+            return f"({items}{', …' if len(ds) > 12 else ''})"
+
+        return f"""
+        <h3>{t("lab.card.neighbours", lang)}</h3>
+        <dl class="dp-grid">
+          <dt>D</dt><dd>{show(data)}</dd>
+          <dt>D′</dt><dd>{show(d_prime)} <span class="dp-muted">{html.escape(t(
+            "lab.card.replaced", lang, i=record, v=fmt_input(replacement)))}</span></dd>
+          <dt>f(D)</dt><dd>{fmt_num(f_d)} {u}</dd>
+          <dt>f(D′)</dt><dd>{fmt_num(f_dp)} {u}</dd>
+          <dt>|f(D) − f(D′)|</dt><dd class="dp-local-difference">{fmt_num(loc)} {u}</dd>
+        </dl>
+        <p class="dp-note">{html.escape(t("lab.card.global_why", lang, local=fmt_num(loc),
+                                         sens=fmt_num(sensitivity), unit=unit))}</p>"""
+    except ValueError as exc:  # cannot happen for a validated state; never show a traceback
+        log.info("neighbour view skipped: %s", exc)
+        return ""
+
+
 def card_html(state: LabState, cert: Certification, lang: str, *, folded: bool = False) -> str:
     """Certification card. ``cert`` is a dpcore Certification for the state's release.
 
@@ -110,33 +146,8 @@ def card_html(state: LabState, cert: Certification, lang: str, *, folded: bool =
     yes, no = t("common.yes", lang), t("common.no", lang)
 
     # The student's own neighbours (local view) next to the global sensitivity.
-    data = state.data
-    local = ""
-    try:
-        d_prime = state.neighbour()
-        f_d = queries.value(state.query, list(data), state.B)
-        f_dp = queries.value(state.query, list(d_prime), state.B)
-        loc = queries.local_difference(state.query, list(data), state.record - 1,
-                                       state.replacement, state.B)
-
-        def show(ds: list[float]) -> str:
-            items = ", ".join(fmt_input(v) for v in ds[:12])
-            return f"({items}{', …' if len(ds) > 12 else ''})"
-
-        local = f"""
-        <h3>{t("lab.card.neighbours", lang)}</h3>
-        <dl class="dp-grid">
-          <dt>D</dt><dd>{show(data)}</dd>
-          <dt>D′</dt><dd>{show(d_prime)} <span class="dp-muted">{html.escape(t(
-            "lab.card.replaced", lang, i=state.record, v=fmt_input(state.replacement)))}</span></dd>
-          <dt>f(D)</dt><dd>{fmt_num(f_d)} {u}</dd>
-          <dt>f(D′)</dt><dd>{fmt_num(f_dp)} {u}</dd>
-          <dt>|f(D) − f(D′)|</dt><dd class="dp-local-difference">{fmt_num(loc)} {u}</dd>
-        </dl>
-        <p class="dp-note">{html.escape(t("lab.card.global_why", lang, local=fmt_num(loc),
-                                         sens=fmt_num(cert.sensitivity), unit=unit))}</p>"""
-    except ValueError as exc:  # cannot happen for a validated state; never show a traceback
-        log.info("neighbour view skipped: %s", exc)
+    local = _neighbours_html(state.query, tuple(state.data), state.B, state.record,
+                             state.replacement, lang, cert.unit, cert.sensitivity)
 
     claimed = state.delta_text if state.delta_text else fmt_delta(cert.claimed_delta)
     # From the claim's text in log space: a claim of 1e-400 reads log10 = -400, not -inf.

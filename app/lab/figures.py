@@ -129,6 +129,7 @@ class LabFigures:
         c.add_layout(self.curve_note)
         c.xaxis.axis_label = self._tr("lab.curve.xlabel")
         self.leg_curve = take_legend(c)
+        self._curve_legend_key: tuple[bool, bool] | None = None  # (Laplace, classic) shown
         c.on_event(Tap, self._on_tap)
         c.css_classes = ["dp-curve-plot"]
         lean(c, selectable=True)  # TapTool: a tap on a curve selects it
@@ -250,9 +251,11 @@ class LabFigures:
         set_props(self.r_lap, visible=show_lap)
         set_props(self.r_cl_in, visible=show_cl)
         set_props(self.r_cl_out, visible=show_cl)
-        legend = legend_html(self.leg_curve, self._tr("lab.legend"))
-        if self.curve_legend.object != legend:  # only when an overlay is switched
-            self.curve_legend.object = legend
+        # The legend lists the visible curves: made again only when an overlay is switched.
+        key = (show_lap, show_cl)
+        if key != self._curve_legend_key:
+            self._curve_legend_key = key
+            self.curve_legend.set_text(legend_html(self.leg_curve, self._tr("lab.legend")))
         lo, hi = float(cv.eps[0]), float(cv.eps[-1])
         set_props(self.fig_curve.x_range, start=lo, end=hi)
         if math.isnan(cv.claimed_y):

@@ -1,0 +1,35 @@
+"""The ε–δ curve's legend lists exactly the curves drawn, after every overlay switch and slider
+move (it is rebuilt only when the visible set changes: app.lab.figures ``_draw_curve``)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from app.lab.page import LabPage
+from app.lab.state import LabState
+
+
+def listed(page: LabPage) -> list[str]:
+    items = re.findall(r"<span>([^<]*)</span></li>", page.curve_legend.object)
+    return [html.unescape(x) for x in items]
+
+
+def drawn(page: LabPage) -> list[str]:
+    return [e.label for e in page.leg_curve if e.renderer is None or e.renderer.visible]
+
+
+def test_legend_follows_the_overlays() -> None:
+    page = LabPage(LabState(), "en")
+    first = listed(page)
+    assert first == drawn(page) and first
+    seen = {tuple(first)}
+    for overlays in (["laplace"], ["laplace", "classic"], [], ["classic"], ["classic"]):
+        page.state.overlays = overlays
+        page.refresh(None)
+        assert listed(page) == drawn(page)
+        seen.add(tuple(listed(page)))
+        page.state.set_value("sigma", 1.5)  # a move keeps it
+        page.refresh({"sigma"})
+        assert listed(page) == drawn(page)
+    assert len(seen) == 4  # each overlay set gave its own legend
