@@ -16,6 +16,7 @@ the exact inputs, never for rounded intermediates:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation, localcontext
@@ -343,6 +344,11 @@ def certify(
     )
 
 
+# The calibration depends on eps and the claim, not on sigma: a sigma move certifies with the
+# same eps and claim again. A pure function of two doubles; 1024 entries are ~100 kB.
+_calibrate_h = functools.lru_cache(maxsize=1024)(gaussian.calibrate_h)
+
+
 def classic_sigma(eps: float, claim: Claim, sens_f: Fraction) -> tuple[float, bool]:
     """(sigma, proven): the classic sigma = sqrt(2 ln(1.25/delta)) Delta/eps (Dwork & Roth 2014,
     Thm A.1; docs/math.md#classic-bound) from the claim's log (so 1e-400 works) and the exact
@@ -376,7 +382,7 @@ def exact_sigma(eps: float, claim: Claim, sens_f: Fraction) -> tuple[float, str,
         return math.inf, "no_finite_sigma", math.inf
     lc, ec = claim.ln()
     try:
-        h = gaussian.calibrate_h(eps, lc - ec)
+        h = _calibrate_h(float(eps), float(lc - ec))
     except DPError:  # even the smallest double h is too large: sigma beyond any double
         log10 = (math.log(sens_f.numerator) - math.log(sens_f.denominator)
                  - (lc + gaussian.LOG_SQRT_2PI)) / _LN10
