@@ -391,6 +391,10 @@ def _error_bound_first_order(p: _Parts) -> float:
 def check_log_delta(log_d: FloatOrArray) -> None:
     """Raise DPError ``ln_delta_below_range`` when ``log_d`` (a float or an array of them) holds
     -inf or NaN, i.e. a ln delta below -1.8e308 (path "out" of :func:`evaluate`)."""
+    if isinstance(log_d, float):  # (a Python float: two comparisons, not four numpy calls)
+        if log_d == -math.inf or log_d != log_d:
+            raise DPError("ln_delta_below_range")
+        return
     if np.any(np.isneginf(log_d)) or np.any(np.isnan(log_d)):
         raise DPError("ln_delta_below_range")
 

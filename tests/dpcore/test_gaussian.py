@@ -275,3 +275,16 @@ def test_classic_log_delta_inverts_classic_sigma():
     # with eps < 1 the classic delta is never below the exact one (it is a valid bound there)
     e = np.linspace(0.01, 0.99, 50)
     assert np.all(g.classic_log_delta(e, 1.0, 3.0) >= g.log_delta(e, 1.0, 3.0))
+
+
+def test_check_log_delta_scalars_and_arrays() -> None:
+    # Python floats take a fast path; numpy scalars and arrays the numpy one: same answers.
+    from dpcore.errors import DPError
+    from dpcore.gaussian import check_log_delta
+
+    for ok in (-1.0, 0.0, -1e308, math.inf, np.float64(-2.0), np.array([-1.0, -5.0])):
+        check_log_delta(ok)
+    for bad in (-math.inf, math.nan, np.float64(-math.inf), np.float64(math.nan),
+                np.array([-1.0, -math.inf]), np.array([math.nan])):
+        with pytest.raises(DPError, match="below"):
+            check_log_delta(bad)
