@@ -95,7 +95,6 @@ def delta_no_one_html(cert: Certification, lang: str, *, short: bool = False) ->
             f"{html.escape(t(key, lang, **fields))}</span>")
 
 
-
 # A slider move keeps the data set: its neighbours' block is the same for every move and
 # student of a process (one entry per data set, record, replacement and language).
 @functools.lru_cache(maxsize=256)
