@@ -103,10 +103,11 @@ def _neighbours_html(query: str, data: tuple[float, ...], B: float, record: int,
     unit = unit_label(lang, unit_key)
     u = html.escape(unit)
     try:
-        d_prime = list(queries.neighbour(list(data), record - 1, replacement, B))
-        f_d = queries.value(query, list(data), B)
-        f_dp = queries.value(query, list(d_prime), B)
-        loc = queries.local_difference(query, list(data), record - 1, replacement, B)
+        rows = list(data)
+        d_prime = list(queries.neighbour(rows, record - 1, replacement, B))
+        f_d = queries.value(query, rows, B)
+        f_dp = queries.value(query, d_prime, B)
+        loc = queries.local_difference(query, rows, record - 1, replacement, B)
 
         def show(ds: list[float] | tuple[float, ...]) -> str:
             items = ", ".join(fmt_input(v) for v in ds[:12])

@@ -152,9 +152,6 @@ class LabState(param.Parameterized):
     def data_text(self) -> str:
         return ", ".join(fmt_input(x) for x in self.data)
 
-    def neighbour(self) -> list[float]:
-        return list(queries.neighbour(list(self.data), self.record - 1, self.replacement, self.B))
-
     @property
     def claim(self) -> Claim:
         """The claimed delta read exactly from its text, in log space (1e-400 stays 1e-400)."""
