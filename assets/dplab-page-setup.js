@@ -60,7 +60,42 @@
         }
       }
     }
+    // A release-only slider (class dp-release-only: app/shell/widgets.py ImmediateSlider)
+    // has a server that acts on the release alone. BokehJS's slider sends `value` on every
+    // drag step and key press, then `value_throttled` in a second message; here a step moves
+    // the value in the browser only (the title's readout still follows), and the release
+    // sends both values in one message. Other sliders keep BokehJS's behaviour.
+    const RELEASE_ONLY = "dp-release-only";
+    function releaseOnlySliders() {
+      const models = window.Bokeh && window.Bokeh.Models;
+      const Slider = models && models.get && models.get("Slider");
+      const View = Slider && Slider.prototype.default_view;
+      let proto = View && View.prototype;
+      while (proto && !Object.prototype.hasOwnProperty.call(proto, "_slide")) {
+        proto = Object.getPrototypeOf(proto);
+      }
+      if (!proto || proto._dpReleaseOnly || typeof proto._change !== "function") return;
+      const slide = proto._slide, change = proto._change;
+      const mine = (view) => (view.model.css_classes || []).includes(RELEASE_ONLY);
+      proto._slide = function (values) {
+        if (!mine(this)) return slide.call(this, values);
+        this.model.setv({ value: this._calc_from(values) }, { sync: false });
+      };
+      proto._change = function (values) {
+        if (!mine(this)) return change.call(this, values);
+        const value = this._calc_from(values);
+        const m = this.model;
+        if (!m.properties.value_throttled.is_unset && m.value_throttled === value) {
+          m.setv({ value }, { sync: false });  // released where it was: nothing to send
+          return;
+        }
+        // check_eq: `value` already holds the new value here (set without sync above).
+        m.setv({ value, value_throttled: value }, { check_eq: false });
+      };
+      proto._dpReleaseOnly = true;
+    }
     export function render({ model }) {
+      try { releaseOnlySliders(); } catch (e) { /* BokehJS's own behaviour stays */ }
       const logSliders = model.log_sliders || {};
       const scan = () => { try { nameWidgets(logSliders); } catch (e) { /* never break */ } };
       let tick = 0;

@@ -42,12 +42,16 @@
       delay = (p && c) ? 1000 : Math.min(5000, delay * 2);
       if (p && p.html !== last.poll) { pollBox.innerHTML = p.html; last.poll = p.html; }
       if (c && c.html !== last.cdf) {
+        // A keyboard user on the degree slider keeps it when the box is drawn again.
+        var had = document.activeElement && document.activeElement.classList &&
+          document.activeElement.classList.contains("dp-cdf-degree");
         cdfBox.innerHTML = c.html;
         last.cdf = c.html;
         var rid = c.release ? c.release.id : "";
         if (rid !== last.release) { last.release = rid; last.degree = null; }
         var slider = cdfBox.querySelector(".dp-cdf-degree");
         if (slider && last.degree !== null) { slider.value = last.degree; showDegree(last.degree); }
+        if (slider && had) { slider.focus(); }
         truthBtn.disabled = !rid;
       }
     }).catch(function () { delay = Math.min(5000, delay * 2); })

@@ -244,6 +244,8 @@ class DocIndex:
     figure_ids: list[str]
     n_models: int
     reveal_ids: list[str] = field(default_factory=list)  # data models of "*-reveal" boxes
+    # sliders whose page sends a release as one message (class dp-release-only)
+    release_only: set[str] = field(default_factory=set)
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any]) -> DocIndex:
@@ -253,12 +255,15 @@ class DocIndex:
         n = 0
         texts: dict[str, str] = {}
         reveals: list[str] = []
+        release_only: set[str] = set()
         for m in walk_models(doc):
             n += 1
             attrs = m.get("attributes") or {}
             name = str(m.get("name", ""))
             for c in attrs.get("css_classes") or []:
                 by_class.setdefault(str(c), str(m["id"]))
+                if c == "dp-release-only":
+                    release_only.add(str(m["id"]))
                 data = attrs.get("data")
                 if str(c).endswith("-reveal") and isinstance(data, dict) and "id" in data:
                     reveals.append(str(data["id"]))
@@ -272,7 +277,7 @@ class DocIndex:
                 texts[str(m["id"])] = attrs["text"]
         card = by_class.get("dp-card-pane")
         return cls(by_class, card, texts.get(card or "", ""), location, browser, figures, n,
-                   reveals)
+                   reveals, release_only)
 
 
 _SPAN_RE = {k: re.compile(rf'class="dp-{k}">([^<]*)<') for k in ("sigma", "eps", "required-delta")}
@@ -652,10 +657,15 @@ class LabTab(Session):
         m = Move(slider, value, (sigma_shown(self.sigma_log), eps_shown(self.eps)),
                  time.perf_counter())
         self._pending.append(m)
-        # As BokehJS's slider on a tap or key press: ``value`` (its "slide"), then
-        # ``value_throttled`` (its "change"), two messages, no reply awaited.
-        await self._patch_quietly([model_changed(model, "value", value)])
-        await self._patch_quietly([model_changed(model, "value_throttled", value)])
+        # As the page's slider on a tap or key press, no reply awaited: a release-only slider
+        # (assets/dplab-page-setup.js) sends both values in one message; BokehJS's own sends
+        # ``value`` (its "slide"), then ``value_throttled`` (its "change"), two messages.
+        if model in ix.release_only:
+            await self._patch_quietly([model_changed(model, "value", value),
+                                       model_changed(model, "value_throttled", value)])
+        else:
+            await self._patch_quietly([model_changed(model, "value", value)])
+            await self._patch_quietly([model_changed(model, "value_throttled", value)])
         return m
 
     async def move_and_wait(self, slider: str, value: float, timeout: float = 30.0) -> Move:

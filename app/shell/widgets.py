@@ -123,20 +123,32 @@ class ButtonColumn(PlainJS):
 SLIDER_TOUCH_CSS = assets.text("dplab-slider-touch.css")
 
 
+# The class that makes the browser send a slider's release only (assets/dplab-page-setup.js).
+RELEASE_ONLY = "dp-release-only"
+
+
 class ImmediateSlider(pn.widgets.FloatSlider):
     """A float slider whose server side acts on the release only (``value_throttled``).
 
-    The browser sends ``value`` on every step of a drag and, on release, ``value_throttled``
-    (BokehJS sets both at once, so the release carries the final value). The pages watch only
-    ``value_throttled``: a drag step is dropped on arrival instead of going through Panel's
-    event machinery (~0.3 ms of server CPU each, and a drag sends dozens), and ``value``
-    takes the released value with it, as under Panel's ``config.throttled``. Panel waits 50 ms
+    BokehJS's slider sends ``value`` on every step of a drag or key press and, on release,
+    ``value_throttled`` in a second message. With the class :data:`RELEASE_ONLY` the page's
+    script (assets/dplab-page-setup.js) keeps the steps in the browser and sends the release
+    as one message with both. The pages watch only ``value_throttled``; a ``value`` alone
+    (a browser without that script) is dropped on arrival instead of going through Panel's
+    event machinery, and ``value`` takes the released value with it, as under Panel's
+    ``config.throttled``. Panel waits 50 ms
     (``Syncable._debounce``) to batch browser changes; a release is already final, so that
     wait is pure latency.
     """
 
     _debounce = 0
     _stylesheets: ClassVar[list[str]] = [*pn.widgets.FloatSlider._stylesheets, SLIDER_TOUCH_CSS]
+
+    def __init__(self, **params: Any) -> None:
+        # The browser sends this slider's drag steps to nobody and its release as one message
+        # (value and value_throttled together): assets/dplab-page-setup.js.
+        params["css_classes"] = [*params.get("css_classes", []), RELEASE_ONLY]
+        super().__init__(**params)
 
     def _server_change(self, doc: Any, ref: str, subpath: str | None, attr: str, old: Any,
                        new: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -230,6 +231,53 @@ def test_dragging_the_sigma_slider_with_the_mouse(page: Any, server: Server) -> 
     assert sigma > float(before)
     check_card(page, "sum", 4, 1.0, sigma, 1.0, 0.13)
     expect(page.get_by_label(re.compile(r"^σ — noise"))).to_have_value(card(page)["sigma"])
+
+
+def _slider_messages(sent: list[Any], model_id: str) -> list[list[str]]:
+    """The attributes each PATCH-DOC sent by the browser sets on the model ``model_id``."""
+    out = []
+    for frame in sent:
+        if isinstance(frame, str) and '"events"' in frame and model_id in frame:
+            events = json.loads(frame).get("events", [])
+            out.append([e["attr"] for e in events
+                        if e.get("kind") == "ModelChanged" and e["model"]["id"] == model_id])
+    return [m for m in out if m]
+
+
+def test_a_key_press_or_a_drag_is_one_message(page: Any, server: Server) -> None:
+    # A release-only slider (assets/dplab-page-setup.js): a key press sends value and
+    # value_throttled in one message, a drag sends nothing until the release.
+    sent: list[Any] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    open_lab(page, server)
+    slider_id = page.evaluate("""() => {
+      for (const d of window.Bokeh.documents)
+        for (const m of d.all_models)
+          if ((m.css_classes || []).includes("dp-slider-eps")) return m.id;
+      return null; }""")
+    assert slider_id
+    handle = page.locator(".dp-slider-eps .noUi-handle").first
+    handle.focus()
+    sent.clear()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".dp-eps")).to_have_text("1.05")
+    assert _slider_messages(sent, slider_id) == [["value", "value_throttled"]]
+    box = handle.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    sent.clear()
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 60, y, steps=12)
+    # the title's readout follows the handle in the browser while nothing is sent
+    expect(page.locator(".dp-slider-eps .bk-slider-title").first).not_to_contain_text("1.05")
+    assert _slider_messages(sent, slider_id) == []
+    page.mouse.up()
+    expect(page.locator(".dp-eps")).not_to_have_text("1.05")
+    assert _slider_messages(sent, slider_id) == [["value", "value_throttled"]]
+    eps = float(card(page)["eps"])
+    assert eps > 1.05
+    check_card(page, "sum", 4, 1.0, 1.0, eps, 0.13)
 
 
 def test_quick_arrow_presses_on_the_sigma_slider_all_count(page: Any, server: Server) -> None:

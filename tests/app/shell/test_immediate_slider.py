@@ -52,3 +52,16 @@ def test_the_server_still_moves_the_slider() -> None:
     _browser(doc, model, value=0.5)
     _browser(doc, model, value_throttled=0.5)
     assert slider.value == 0.5 and slider.value_throttled == 0.5
+
+
+def test_the_page_is_told_to_send_the_release_only() -> None:
+    # assets/dplab-page-setup.js acts on sliders with this class, and only on those: the
+    # /cdf degree slider (ImmediateIntSlider) follows a drag live and keeps BokehJS's steps.
+    from app.shell.widgets import RELEASE_ONLY, ImmediateIntSlider
+
+    slider, model, _, _ = _page()
+    assert RELEASE_ONLY in model.css_classes
+    mine = ImmediateSlider(start=0.0, end=1.0, value=0.5, css_classes=["dp-slider-eps"])
+    assert mine.css_classes == ["dp-slider-eps", RELEASE_ONLY]
+    other = ImmediateIntSlider(start=0, end=5, value=1).get_root(Document())
+    assert RELEASE_ONLY not in other.css_classes
