@@ -59,7 +59,7 @@ def test_the_page_is_told_to_send_the_release_only() -> None:
     # /cdf degree slider (ImmediateIntSlider) follows a drag live and keeps BokehJS's steps.
     from app.shell.widgets import RELEASE_ONLY, ImmediateIntSlider
 
-    slider, model, _, _ = _page()
+    _, model, _, _ = _page()
     assert RELEASE_ONLY in model.css_classes
     mine = ImmediateSlider(start=0.0, end=1.0, value=0.5, css_classes=["dp-slider-eps"])
     assert mine.css_classes == ["dp-slider-eps", RELEASE_ONLY]
