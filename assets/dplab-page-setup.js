@@ -94,8 +94,26 @@
       };
       proto._dpReleaseOnly = true;
     }
+    // A figure's automatic range (DataRange1d) is computed in the browser from the data, and
+    // BokehJS sent each new start and end to the server: one message per figure whose data
+    // changed, on every σ move. The server never reads them (it sets a range it needs itself),
+    // so they stay in the browser. A range a student pans or zooms is not touched.
+    function quietAutoRanges() {
+      const models = window.Bokeh && window.Bokeh.Models;
+      const DataRange1d = models && models.get && models.get("DataRange1d");
+      const proto = DataRange1d && DataRange1d.prototype;
+      if (!proto || proto._dpQuiet || typeof proto.update !== "function") return;
+      const update = proto.update;
+      proto.update = function (...args) {
+        const setv = this.setv;
+        this.setv = (attrs, options) => setv.call(this, attrs, { ...(options || {}), sync: false });
+        try { return update.apply(this, args); } finally { delete this.setv; }
+      };
+      proto._dpQuiet = true;
+    }
     export function render({ model }) {
       try { releaseOnlySliders(); } catch (e) { /* BokehJS's own behaviour stays */ }
+      try { quietAutoRanges(); } catch (e) { /* BokehJS's own behaviour stays */ }
       const logSliders = model.log_sliders || {};
       const scan = () => { try { nameWidgets(logSliders); } catch (e) { /* never break */ } };
       let tick = 0;

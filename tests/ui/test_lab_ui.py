@@ -280,6 +280,31 @@ def test_a_key_press_or_a_drag_is_one_message(page: Any, server: Server) -> None
     check_card(page, "sum", 4, 1.0, 1.0, eps, 0.13)
 
 
+def test_a_sigma_move_with_every_figure_shown_is_one_message(page: Any, server: Server) -> None:
+    # The three figures' automatic y ranges are recomputed in the browser after a σ move;
+    # BokehJS used to send each new start and end to the server (assets/dplab-page-setup.js).
+    sent: list[Any] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    open_lab(page, server)
+    page.locator(".dp-sim-reveal").first.scroll_into_view_if_needed()
+    expect(page.locator(".dp-sim-reveal")).to_have_count(0)
+    expect(page.locator(".dp-sim-plot canvas.bk-layer").first).to_be_visible()
+    ranges = """() => [...window.Bokeh.documents[0].all_models]
+        .filter((m) => m.type === "DataRange1d").map((m) => m.start)"""
+    before = page.evaluate(ranges)
+    assert len(before) == 3, before  # density, curve, simulation: each figure's y range
+    page.locator(".dp-slider-sigma .noUi-handle").first.focus()
+    sent.clear()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".dp-sigma")).to_have_text("1.023")  # 10 ** 0.01
+    # every figure drawn again with the new σ: each automatic range has moved
+    page.wait_for_function(f"""() => {{ const now = ({ranges})(), was = {json.dumps(before)};
+        return now.every((v, i) => v !== was[i]); }}""")
+    texts = [f for f in sent if isinstance(f, str) and '"events"' in f]
+    attrs = [sorted({e.get("attr") for e in json.loads(f)["events"]}) for f in texts]
+    assert attrs == [["value", "value_throttled"]], attrs
+
+
 def test_quick_arrow_presses_on_the_sigma_slider_all_count(page: Any, server: Server) -> None:
     # Five presses without a pause (a held key): the handle must not be sent back to an
     # earlier, rounded position between them (app.lab.controls _sync_widgets).
