@@ -26,7 +26,7 @@ from app.shell import theme, widgets
 from app.shell.figures import lean, legend_below, set_data, set_props
 from app.shell.legend import LEGEND_CSS, legend_html, take_legend
 from app.shell.numbers import fmt_num, fmt_prob
-from app.shell.widgets import RevealSlot
+from app.shell.widgets import PreparedBokeh, RevealSlot
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -142,6 +142,8 @@ class LabFigures:
         self.t_span_sim = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
                                line_dash="dotdash")
         self.fig_sim: Any = None
+        # Panes readied for a reveal by build_hidden_parts (a page built ahead), by figure.
+        self._ready_panes: dict[str, PreparedBokeh] = {}
 
         card_css = [CARD_CSS, *self._theme_css()]
         self.card = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
@@ -180,18 +182,30 @@ class LabFigures:
         return self.fig_sim
 
     def build_hidden_parts(self) -> None:
-        """Make the simulation figure now, still out of the page (a page built ahead: its
-        reveal then only attaches it; ~13 % of a taken page's server CPU while a class
-        opened it)."""
+        """Make the simulation figure and the panes of both revealed figures now, still out
+        of the page (a page built ahead: a reveal then only attaches them; the simulation
+        figure was ~13 % of a taken page's server CPU while a class opened it, the panes'
+        walks over the figures ~11 %: app.shell.widgets.PreparedBokeh)."""
         if self.fig_sim is None:
             self._build_sim_figure()
+        # (on the projector the curve is on the first screen: no reveal, nothing to ready)
+        revealed = [("sim", self.fig_sim)] + ([] if self._large else [("curve", self.fig_curve)])
+        for name, fig in revealed:
+            if name not in self._ready_panes:
+                pane = PreparedBokeh(fig, sizing_mode="stretch_width")
+                pane.prepare()
+                self._ready_panes[name] = pane
+
+    def _pane(self, name: str, fig: Any) -> pn.pane.Bokeh:
+        pane = self._ready_panes.pop(name, None)
+        return pane if pane is not None else pn.pane.Bokeh(fig, sizing_mode="stretch_width")
 
     def sim_figure(self) -> RevealSlot:
         """The simulation figure's place in the page: an empty box of the figure's height
         until it comes near the viewport, then the figure (built then, once)."""
         def make() -> pn.pane.Bokeh:
             fig = self.fig_sim if self.fig_sim is not None else self._build_sim_figure()
-            return pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+            return self._pane("sim", fig)
         return RevealSlot(make, PLOT_HEIGHT - 40, box_classes=["dp-sim-reveal"])
 
     def curve_figure(self) -> RevealSlot:
@@ -200,7 +214,7 @@ class LabFigures:
         as PNG): it was ~60 of the first document's ~210 Bokeh models, and the browser's
         first load is shorter by them."""
         height = PLOT_HEIGHT_LARGE if self._large else PLOT_HEIGHT
-        return RevealSlot(lambda: pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width"),
+        return RevealSlot(lambda: self._pane("curve", self.fig_curve),
                           height, box_classes=["dp-curve-reveal"])
 
     def _on_tap(self, event: Tap) -> None:

@@ -149,3 +149,43 @@ def test_a_simulation_built_ahead_is_kept_up_to_date_and_joins_only_when_seen() 
     assert [type(r.glyph).__name__ for r in shown.renderers] == \
         [type(r.glyph).__name__ for r in plain.renderers]
     assert shown.x_range is page.fig_dens.x_range
+
+
+
+def _themes_after_reveal(ahead: bool, monkeypatch: Any) -> tuple[dict[str, list[Any]], int]:
+    from panel.theme import Design
+
+    from app.lab import page as lab_page
+
+    walks: list[int] = []
+    full = Design.apply_bokeh_theme_to_model
+    doc = Document()
+    pn.state.curdoc = doc
+    try:
+        tmpl = lab_page.create_page("en", ahead=ahead)  # as app/serve builds a page
+        tmpl.server_doc(doc)
+        lab = doc.__dict__[lab_page._LATER][0]
+        monkeypatch.setattr(Design, "apply_bokeh_theme_to_model",
+                            lambda self, m, t=None: (walks.append(1), full(self, m, t))[1])
+        for slot in [s for o in tmpl.main for s in o.select(RevealSlot)]:
+            slot.reveal()
+        monkeypatch.setattr(Design, "apply_bokeh_theme_to_model", full)
+    finally:
+        pn.state.curdoc = None
+    themed = {name: sorted(((type(m).__name__, sorted(m.themed_values().items()))
+                            for m in fig.references() if m.themed_values()), key=repr)
+              for name, fig in (("curve", lab.fig_curve), ("sim", lab.fig_sim))}
+    return themed, len(walks)
+
+
+def test_figures_readied_ahead_join_themed_as_panel_themes_them(monkeypatch: Any) -> None:
+    # A page built ahead readies the panes of both revealed figures (PreparedBokeh): the
+    # reveal skips Panel's walks, and every model carries the theme Panel would have given it.
+    from panel.theme.fast import Fast
+
+    with pn.config.set(design=Fast):  # as pn.extension(design="fast") in app/serve/server.py
+        ahead, walks_ahead = _themes_after_reveal(True, monkeypatch)
+        plain, walks_plain = _themes_after_reveal(False, monkeypatch)
+    assert walks_plain == 2 and walks_ahead == 0
+    assert all(plain.values())  # the design's Bokeh theme reaches these models
+    assert ahead == plain
