@@ -43,6 +43,11 @@ T = TypeVar("T")
 
 DEFAULT_SIZE = 24  # ~3.3 MB each, its first pull included (scripts/serve-prod counts them)
 QUIET_S = 1.0
+# Demand kept per request. A lecture hall asks for one address (the instructor's link): after
+# the instructor and a few early students, the pool should hold that address's pages. With 0.9
+# the five requests before 200 students opened /lab?lang=en left 26 of each worker's 100 pages
+# to other addresses (151 of 206 pages came from the pool); 0.7 leaves a few.
+DEMAND_DECAY = 0.7
 TICK_MS = 200
 LANGUAGES = ("ko", "en")
 # (the page's language, the options the address names, sorted): ``("ko", ())`` is ``/lab``
@@ -77,9 +82,9 @@ class Pool(Generic[T]):
     """Items per key, filled by :meth:`fill_one` and emptied by :meth:`take`.
 
     ``build(key)`` makes one item; ``quiet()`` says whether the worker is idle enough to make
-    one now. Demand is counted with a decay (0.9 per request), so the split follows the last
-    dozen or so requests; it starts at ``prior`` (default: 1 for the first key, 0.25 for the
-    others: a class asks for one address, so a few requests move the split).
+    one now. Demand is counted with a decay (:data:`DEMAND_DECAY` per request), so the split
+    follows the last few requests; it starts at ``prior`` (default: 1 for the first key, 0.25
+    for the others: a class asks for one address, so a few requests move the split).
     """
 
     def __init__(self, build: Callable[[Any], T], size: int, quiet: Callable[[], bool],
@@ -100,7 +105,7 @@ class Pool(Generic[T]):
             self.ready[key] = []
             self.demand[key] = 0.0
         for k in self.demand:
-            self.demand[k] *= 0.9
+            self.demand[k] *= DEMAND_DECAY
         self.demand[key] += 1.0
         self._full_logged = False  # taken, or the split moved: it is full again later
         if self.ready[key]:
