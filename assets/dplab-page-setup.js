@@ -84,13 +84,10 @@
       proto._change = function (values) {
         if (!mine(this)) return change.call(this, values);
         const value = this._calc_from(values);
-        const m = this.model;
-        if (!m.properties.value_throttled.is_unset && m.value_throttled === value) {
-          m.setv({ value }, { sync: false });  // released where it was: nothing to send
-          return;
-        }
-        // check_eq: `value` already holds the new value here (set without sync above).
-        m.setv({ value, value_throttled: value }, { check_eq: false });
+        // check_eq: `value` already holds the new value here (set without sync above). Sent
+        // even when released where it started: the server may have moved the slider since
+        // (a typed σ), and an equal value costs it nothing.
+        this.model.setv({ value, value_throttled: value }, { check_eq: false });
       };
       proto._dpReleaseOnly = true;
     }

@@ -190,6 +190,22 @@ class ImmediateSlider(pn.widgets.FloatSlider):
         # (value and value_throttled together): assets/dplab-page-setup.js.
         params["css_classes"] = [*params.get("css_classes", []), RELEASE_ONLY]
         super().__init__(**params)
+        self.param.watch(self._released_at_value, "value")
+
+    def _released_at_value(self, event: Any) -> None:
+        # The server moved the slider (a typed σ): its release position moves too, here and
+        # in the server's Bokeh model, or a release back at the old position would equal it
+        # and be dropped (Bokeh applies only changed values; param runs watchers only on a
+        # change). A browser release sets both already. The Bokeh model's value is stored
+        # without an event: the browser keeps its own (BokehJS's is read-only), and the page's
+        # script sends every release (assets/dplab-page-setup.js). The pages' watchers ignore
+        # this change while they move their sliders themselves.
+        if self.value_throttled == event.new:
+            return
+        with param.edit_constant(self):
+            self.value_throttled = event.new
+        for model, _parent in self._models.values():
+            model._property_values["value_throttled"] = event.new
 
     def _server_change(self, doc: Any, ref: str, subpath: str | None, attr: str, old: Any,
                        new: Any) -> None:

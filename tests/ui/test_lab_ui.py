@@ -280,6 +280,21 @@ def test_a_key_press_or_a_drag_is_one_message(page: Any, server: Server) -> None
     check_card(page, "sum", 4, 1.0, 1.0, eps, 0.13)
 
 
+def test_a_slider_moved_by_a_typed_value_and_back_by_a_key_counts(page: Any,
+                                                                  server: Server) -> None:
+    # A typed σ moves the slider from the server; an arrow key back to where the slider was
+    # last released must still reach the server (the release-only script always sends it).
+    open_lab(page, server)
+    box = page.get_by_label(re.compile(r"^σ — noise"))
+    box.fill("1.023")  # log10 σ = 0.01, one step right of the slider's start (σ = 1)
+    box.press("Enter")
+    expect(page.locator(".dp-sigma")).to_have_text("1.023")
+    page.locator(".dp-slider-sigma .noUi-handle").first.focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(".dp-sigma")).to_have_text("1")
+    check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.13)
+
+
 def test_a_sigma_move_with_every_figure_shown_is_one_message(page: Any, server: Server) -> None:
     # The three figures' automatic y ranges are recomputed in the browser after a σ move;
     # BokehJS used to send each new start and end to the server (assets/dplab-page-setup.js).

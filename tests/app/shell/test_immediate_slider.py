@@ -65,3 +65,15 @@ def test_the_page_is_told_to_send_the_release_only() -> None:
     assert mine.css_classes == ["dp-slider-eps", RELEASE_ONLY]
     other = ImmediateIntSlider(start=0, end=5, value=1).get_root(Document())
     assert RELEASE_ONLY not in other.css_classes
+
+
+def test_a_release_where_the_slider_was_before_the_server_moved_it_counts() -> None:
+    # The server moves the slider (a typed value); the student puts it back where it was last
+    # released: that release must reach the page's watcher (it did not: Bokeh and param both
+    # saw the old release position again and dropped it).
+    slider, model, doc, seen = _page()
+    slider.value = 4.0
+    assert slider.value_throttled == 4.0
+    seen.clear()
+    _browser(doc, model, value=1.0, value_throttled=1.0)
+    assert ("value_throttled", 1.0) in seen and slider.value == 1.0
