@@ -72,6 +72,7 @@ def _real(name: str) -> tuple[np.ndarray, float | None]:
     return (np.clip(np.asarray(r.values), lo, hi) - lo) / (hi - lo), (
         None if g is None else g / (hi - lo))
 
+
 # label -> (method, options); "auto" is the default method (the rule auto_plan_v2)
 METHODS: dict[str, tuple[str, dict[str, object]]] = {
     "auto": ("auto", {}),

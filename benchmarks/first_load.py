@@ -357,5 +357,6 @@ def main() -> None:
                  / statistics.median(x.live_ms for x in timed[n]))
             print(f"live card: {ref} / {n} = {r:.2f}x")
 
+
 if __name__ == "__main__":
     main()

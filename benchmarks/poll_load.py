@@ -152,5 +152,6 @@ def main() -> None:
     with room_server(args.url, args.server_cmd, token, args.pid) as (base, pid):
         asyncio.run(run(args, base, token, pid))
 
+
 if __name__ == "__main__":
     main()

@@ -123,5 +123,6 @@ def main() -> None:
                      DPLAB_MAX_SESSIONS="400") as (base, pid):
         asyncio.run(run(args, base, token, pid))
 
+
 if __name__ == "__main__":
     main()

@@ -824,7 +824,6 @@ class Tab(Session):
                                f"(closed={self.closed_by_server}, errors={self.errors})")
             await self._next_push(left)
 
-
     async def _next_push(self, timeout: float) -> None:
         """Wait up to ``timeout`` s for the next pushed change of any model."""
         self._push_event.clear()

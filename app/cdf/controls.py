@@ -49,7 +49,6 @@ class CDFControls:
         def refresh(self, names: set[str] | None) -> None: ...
         def _refresh_upload(self) -> None: ...
 
-
     def _build_widgets(self) -> None:
         s = self.state
         wide: dict[str, Any] = {"sizing_mode": "stretch_width"}

@@ -49,7 +49,6 @@ class CDFFigures:
 
         def tr(self, key: str, **fmt: Any) -> str: ...
 
-
     def _build_figures(self) -> None:
 
         # Each figure's drawing area stays >= 250 px tall at 1366x768 (legends inside the CDF

@@ -137,7 +137,6 @@ class CDFInputs:
         @property
         def is_synthetic(self) -> bool: ...
 
-
     def set_input(self, name: str, raw: object) -> Message | None:
         """Set one input from text or a number; (key, fmt) of the problem, state unchanged."""
         try:

@@ -49,8 +49,6 @@ log = logging.getLogger(__name__)
 URL_PAUSE_MS = 250
 
 
-
-
 class CDFPage(CDFControls, CDFFigures):
     """Widgets, three Bokeh figures updated in place, and the text views of one CDFState."""
 
@@ -75,20 +73,6 @@ class CDFPage(CDFControls, CDFFigures):
     def tr(self, key: str, **fmt: Any) -> str:
         return t(key, self.lang, **fmt)
 
-    # ---- widgets ------------------------------------------------------------------------------
-
-
-    # ---- figures ------------------------------------------------------------------------------
-
-    # ---- input handling -----------------------------------------------------------------------
-
-
-
-
-
-
-
-
     # ---- state -> page ------------------------------------------------------------------------
     def _on_state(self, *events: Any) -> None:
         names = {ev.name for ev in events}
@@ -101,8 +85,6 @@ class CDFPage(CDFControls, CDFFigures):
         # "new noise" clicks showed nothing until the next click).  unlocked() sends them now.
         with pn.io.unlocked():
             self._safe(self.refresh, names)
-
-
 
     def _refresh_upload(self) -> None:
         self.upload_status.object = views.upload_status_html(self.state, self.lang,
@@ -191,7 +173,6 @@ class CDFPage(CDFControls, CDFFigures):
         self.plot_deg.visible = self.fig_deg.visible = False
         self.plot_stream.visible = self.fig_stream.visible = False
 
-
     def _refresh_cards(self) -> None:
         s = self.state
         try:
@@ -199,8 +180,6 @@ class CDFPage(CDFControls, CDFFigures):
         except DataUnavailable:
             self.privacy.object = ""
         self.sources.object = views.sources_html(s, self.lang)
-
-
 
     def _write_url(self) -> None:
         """Write the state into the address (replaced in place: one history entry per page);
@@ -218,7 +197,6 @@ class CDFPage(CDFControls, CDFFigures):
         self.address.update(**self.state.url_query())
 
     # ---- layout -------------------------------------------------------------------------------
-
     def export_csv(self) -> Any:
         """The shown private CDF as CSV (grid in data units, values) with its (ε, δ) on top.
 
@@ -288,7 +266,6 @@ class CDFPage(CDFControls, CDFFigures):
             self.plot_stream, self.stream_text,
             self.exports(),
         ]
-
 
 
 def create_page(lang: str | None = None) -> Any:

@@ -82,24 +82,6 @@ def _synthetic(family: str, n: int, seed: int) -> FloatArray:
     return x
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 # ---------------------------------------------------------------------------------------------
 # the state
 # ---------------------------------------------------------------------------------------------
@@ -474,13 +456,6 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
         """Fresh noise: a new release on the same data (the ledger grows)."""
         self.noise_seed = (self.noise_seed + 1) % (SEED_MAX + 1)
 
-    # ---- streaming and sites ------------------------------------------------------------------
-
-
-
-
-
-
     # ---- uploads ------------------------------------------------------------------------------
     def load_upload(self, filename: str, payload: bytes) -> Message | None:
         """Parse an upload into this session's memory; on success switch the page to it.
@@ -536,9 +511,6 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
         if col.values.size == 0:
             return None
         return float(col.values.min()), float(col.values.max())
-
-    # ---- inputs (widgets, URL, fuzz): validated, the state always stays valid -------------------
-
 
     # ---- the address --------------------------------------------------------------------------
     URL_NAMES = ("data", "n", "eps", "delta", "method", "degree", "seed")

@@ -33,9 +33,6 @@ from dpcore.cdf.metrics import ecdf as ecdf_sorted
 from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.streaming import PPCombiner
 
-if TYPE_CHECKING:
-    from app.cdf.records import LedgerEntry
-
 # Public order in which the records of a real or uploaded data set arrive in a stream (the
 # files may be sorted); synthetic records are i.i.d., so their own order is used.
 STREAM_ORDER_SEED = (2024, 7)
@@ -52,7 +49,6 @@ class Stream:
     pp_est: CDFEstimate | None = None
 
 
-
 class CDFStream:
     """Stream and site releases of :class:`app.cdf.state.CDFState` (a mixin)."""
 
@@ -67,7 +63,6 @@ class CDFStream:
         _stream: Stream | None
 
         def data(self) -> DataView: ...
-
 
     def stream_key(self, data: DataView) -> Key:
         return (data.key, float(self.eps), float(self.delta), self.noise_seed, self.stream_parts)

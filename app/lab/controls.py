@@ -68,7 +68,6 @@ class LabControls:
 
         def _tr(self, key: str, **fmt: Any) -> str: ...
 
-
     def _text(self, control: str, value: str, label: str) -> tuple[ImmediateText, pn.pane.HTML]:
         w = ImmediateText(value=value, label=label, sizing_mode="stretch_width",
                                  css_classes=[f"dp-input-{control}"])

@@ -55,7 +55,6 @@ class LabFigures:
         def _show_errors(self) -> None: ...
         def _theme_css(self) -> list[str]: ...
 
-
     def _build_figures(self) -> None:
         tools = "pan,wheel_zoom,box_zoom,reset,save"
         p = self.pal

@@ -50,69 +50,6 @@ PLOT_PAUSE_MS = 150
 log = logging.getLogger(__name__)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 class LabPage(LabControls, LabFigures, param.Parameterized):
     """Widgets + figures bound to one LabState (one instance per browser session)."""
 
@@ -155,21 +92,6 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
     def _theme_css(self) -> list[str]:
         """Stylesheets after CARD_CSS: theme colours, and the projector strip when large."""
         return [card_theme_css(self.pal), *([PROJECTOR_CSS] if self._large else [])]
-
-
-
-
-
-
-
-
-
-
-
-    # ---- figures --------------------------------------------------------------------------
-
-
-
 
     # ---- refresh --------------------------------------------------------------------------
     def _on_state(self, *events: Any) -> None:
@@ -295,9 +217,6 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         if self._hidden_for_tour or (self.tour is not None and self.tour.concealed):
             self._apply_concealment()
 
-
-
-
     def on_key(self, key: str, tour_panel: TourPanel | None) -> None:
         """Keyboard shortcuts (KeyBridge): digits load a preset, arrows move the tour."""
         if key.isdigit() and 1 <= int(key) <= len(PRESETS):
@@ -308,8 +227,6 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             tour_panel.on_key(key)
 
     # ---- layout ---------------------------------------------------------------------------
-
-
     def _fold(self, key: str, body: str, *, folded: bool | None = None) -> str:
         """``body`` inside a ``<details>``: closed in the projector view, open otherwise."""
         closed = self._large if folded is None else folded
@@ -425,13 +342,6 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
                               exports, sim]
         self._apply_concealment()
         return [self.address.pane, self.notice, intro, top, curve, exports, sim]
-
-
-
-
-
-
-
 
 
 def create_page(lang: str | None = None, link: PageLink | None = None, *, ahead: bool = False

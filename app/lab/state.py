@@ -78,12 +78,6 @@ URL_NAMES: dict[str, str] = {
 }
 
 
-
-
-
-
-
-
 def _cycle_to(values: list[float], n: int, B: float) -> list[float]:
     base = list(values) or [B, 0.0]
     return [float(base[k % len(base)]) for k in range(n)]

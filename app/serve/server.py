@@ -212,7 +212,7 @@ def tune_process() -> dict[str, Any]:
     Reactive._update_properties = update_properties  # type: ignore[method-assign]
 
     # Warm-up: the page modules' imports are most of the objects alive at start-up.
-    import app.cdf.page
+    import app.cdf.page  # noqa: F401
     import app.lab.page  # noqa: F401
     gc.collect()
     gc.freeze()
@@ -415,6 +415,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     prebuild.install(server._tornado, worker_quiet, follow=_lab_follow_later)
     room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()
+
 
 if __name__ == "__main__":  # python -m app.serve.server [port]
     import sys

@@ -72,38 +72,6 @@ _JS_SET_PARAM = ("var u=new window.URL(window.location.href);u.searchParams.set(
                  "window.location.href=u.toString();return false;")
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 # ---------------------------------------------------------------------------------------------
 # header, page setup
 # ---------------------------------------------------------------------------------------------
@@ -172,10 +140,6 @@ class HtmlLang(PlainJS):
     lang = param.String(default="ko", doc="BCP 47 language of the page.")
 
     _esm = assets.path("dplab-html-lang.js")
-
-
-
-
 
 
 class PageSetup(HtmlLang):

@@ -212,7 +212,6 @@ async def _option_ids(tab: wsclient.Tab) -> dict[str, str]:
     return out
 
 
-
 # ---- the tour: ask the class at a prediction step, one answer each, reveal for everyone ----
 def last_ids(tab: wsclient.Tab, prefix: str) -> dict[str, str]:
     """css class -> id of the newest pushed model with a class starting with ``prefix`` (the

@@ -69,7 +69,6 @@ def test_saving_the_curve_as_png_puts_it_in_place() -> None:
     assert page._curve_slot.revealed
 
 
-
 def _slots(obj: Any) -> list[RevealSlot]:
     """The reveal slots inside a Panel layout, in page order."""
     if isinstance(obj, RevealSlot):
@@ -149,7 +148,6 @@ def test_a_simulation_built_ahead_is_kept_up_to_date_and_joins_only_when_seen() 
     assert [type(r.glyph).__name__ for r in shown.renderers] == \
         [type(r.glyph).__name__ for r in plain.renderers]
     assert shown.x_range is page.fig_dens.x_range
-
 
 
 def _themes_after_reveal(ahead: bool, monkeypatch: Any) -> tuple[dict[str, list[Any]], int]:
