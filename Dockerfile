@@ -39,6 +39,8 @@ from dpcore.cdf.datasets import DATA_DIR; import lessons; \
 assert (ASSETS_DIR / 'dplab.css').is_file() and DATA_DIR.is_dir(), 'assets missing'; \
 assert any(lessons.LESSON_DIR.glob('*.toml')), 'lessons missing'; \
 print('assets, data and lessons found')"
+# DPLAB_MAX_SESSIONS left empty: serve-prod takes what one worker measurably holds (250),
+# lowered to what the container's memory limit fits; the start log says which.
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -51,7 +53,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     DPLAB_CONTAINER=1 \
     DPLAB_PREFIX="" \
     DPLAB_FRAME_ANCESTORS="" \
-    DPLAB_MAX_SESSIONS=150 \
+    DPLAB_MAX_SESSIONS="" \
     DPLAB_REDIS_URL="" \
     DPLAB_ROOM_TTL=14400
 # DPLAB_TEACHER_TOKEN (the live class) is given at run time (-e), never baked into the image;

@@ -52,6 +52,29 @@ def test_a_small_memory_limit_lowers_the_cap(limit: str, expected: int) -> None:
         assert "DPLAB_MEMORY_LIMIT" in why and "2 workers" in why
 
 
+def test_an_empty_variable_as_the_image_and_compose_set_it_is_the_default() -> None:
+    # The Dockerfile and compose.yaml leave DPLAB_MAX_SESSIONS empty, so a container follows
+    # the measured capacity and its memory limit instead of a fixed number.
+    assert _cap(_config(DPLAB_MAX_SESSIONS="", DPLAB_MEMORY_LIMIT="64g").stdout) == (
+        _measured(), "what one worker measurably holds")
+    for name in ("Dockerfile", "compose.yaml"):
+        text = (ROOT / name).read_text()
+        fixed = re.search(r"DPLAB_MAX_SESSIONS(?:=|: \$\{DPLAB_MAX_SESSIONS:-)(\d+)", text)
+        assert fixed is None, f"{name} fixes the cap at {fixed.group(1)}"
+
+
+def test_help_prints_the_configuration_and_starts_nothing() -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DPLAB_")}
+    for flag in ("--help", "-h"):
+        r = subprocess.run([sys.executable, str(SCRIPT), flag], text=True, capture_output=True,
+                           env=clean, timeout=30)
+        assert r.returncode == 0 and "DPLAB_MAX_SESSIONS" in r.stdout, r.stderr[:300]
+        assert "serve-prod: ready:" not in r.stdout + r.stderr  # (a server would not exit)
+    r = subprocess.run([sys.executable, str(SCRIPT), "--port=8080"], text=True,
+                       capture_output=True, env=clean, timeout=30)
+    assert r.returncode == 2 and "unknown option '--port=8080'" in r.stderr
+
+
 def test_the_environment_wins_and_bad_sizes_are_refused() -> None:
     assert _cap(_config(DPLAB_MAX_SESSIONS="77", DPLAB_MEMORY_LIMIT="300m").stdout) == (
         77, "DPLAB_MAX_SESSIONS")
