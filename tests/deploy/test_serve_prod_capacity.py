@@ -16,11 +16,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "serve-prod"
 
 
-def _config(**env: str) -> subprocess.CompletedProcess[str]:
+def _run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("DPLAB_")}
-    return subprocess.run([sys.executable, str(SCRIPT), "--print-config"], text=True,
+    return subprocess.run([sys.executable, str(SCRIPT), *args], text=True,
                           capture_output=True, env={**clean, "DPLAB_WORKERS": "2", **env},
                           timeout=60)
+
+
+def _config(**env: str) -> subprocess.CompletedProcess[str]:
+    return _run("--print-config", **env)
 
 
 def _cap(out: str) -> tuple[int, str]:
@@ -64,15 +68,12 @@ def test_an_empty_variable_as_the_image_and_compose_set_it_is_the_default() -> N
 
 
 def test_help_prints_the_configuration_and_starts_nothing() -> None:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("DPLAB_")}
     for flag in ("--help", "-h"):
-        r = subprocess.run([sys.executable, str(SCRIPT), flag], text=True, capture_output=True,
-                           env=clean, timeout=30)
+        r = _run(flag)  # (a server would not exit: the run would time out)
         assert r.returncode == 0 and "DPLAB_MAX_SESSIONS" in r.stdout, r.stderr[:300]
-        assert "serve-prod: ready:" not in r.stdout + r.stderr  # (a server would not exit)
-    r = subprocess.run([sys.executable, str(SCRIPT), "--port=8080"], text=True,
-                       capture_output=True, env=clean, timeout=30)
-    assert r.returncode == 2 and "unknown option '--port=8080'" in r.stderr
+        assert "serve-prod: ready:" not in r.stdout + r.stderr
+    r = _run("--port=8080")
+    assert r.returncode == 2 and "unknown option '--port=8080'" in r.stdout + r.stderr
 
 
 def test_the_environment_wins_and_bad_sizes_are_refused() -> None:
