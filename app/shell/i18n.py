@@ -2,7 +2,8 @@
 
 All files of one language are merged into a single flat catalogue (keys are unique across pages,
 e.g. ``common.*``, ``lab.*``, ``cdf.*``). Korean is the default language, English the second.
-``t(key, lang, **fmt)`` looks a message up and fills ``str.format`` fields.
+``t(key, lang, **fmt)`` looks a message up and fills ``str.format`` fields; a Korean particle
+after a value is a format spec, ``{code:를}`` (app/shell/korean.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from functools import cache
 
 from app.shell.assets import CATALOGUES
+from app.shell.korean import FORMATTER, has_particle_field
 
 CATALOGUE_DIR = CATALOGUES
 LANGUAGES: tuple[str, ...] = ("ko", "en")
@@ -38,7 +40,11 @@ def t(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
     A missing key raises KeyError: every key must exist in every language (unit-tested).
     """
     text = catalogue(lang)[key]
-    return text.format(**fmt) if fmt else text
+    if not fmt:
+        return text
+    if has_particle_field(text):  # "{code:를}": the particle chosen by the value's last sound
+        return FORMATTER.format(text, **fmt)
+    return text.format(**fmt)
 
 
 def pick_language(query_lang: str | None, accept_language: str | None) -> str:

@@ -295,7 +295,7 @@ async def _tour_ask_and_reveal(base: str) -> None:
     a_opts, b_opts = last_ids(a, "dp-tour-option-"), last_ids(b, "dp-tour-option-")
     await asyncio.wait_for(await a._patch([click(a_opts["dp-tour-option-1"])]), 10)  # fail
     await asyncio.wait_for(await b._patch([click(b_opts["dp-tour-option-0"])]), 10)  # pass
-    for tab, needle in ((a, 'Your answer "fail" is in'), (b, "답 ‘통과’을(를) 보냈습니다")):
+    for tab, needle in ((a, 'Your answer "fail" is in'), (b, "답 ‘통과’를 보냈습니다")):
         await tab.wait_text("dp-room-banner", lambda t, n=needle: n in html.unescape(t), 15)
     data = await until_api(base, code, cookie, lambda d: d["answers"] >= 2)
     assert data["counts"] == [1, 1]
