@@ -2,10 +2,10 @@
 everything expires and is deleted with the room; nothing is written after it ended).
 
 Names: ``poll`` (the current poll, JSON), ``polls`` (poll id -> its results once closed),
-``pollans:<id>`` (a random per-tab id -> the option the browser sent: for a local poll the
-randomized one, the true answer exists only in the student's browser), ``ask`` (the current
-number question), ``values:<id>`` (per-tab id -> the number sent), ``cdf`` (the latest release
-of the class's CDF, curves only), ``ledger`` (release id -> its ledger step).
+``pollans:<id>`` (a student's id, app/room/roster.py -> the option the browser sent: for a
+local poll the randomized one, the true answer exists only in the student's browser), ``ask``
+(the current number question), ``values:<id>`` (student id -> the number sent), ``cdf`` (the
+latest release of the class's CDF, curves only), ``ledger`` (release id -> its ledger step).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from app.room import poll as P
+from app.room import roster
 from app.room.store import RoomStore
 
 
@@ -65,8 +66,18 @@ async def answer_poll(store: RoomStore, code: str, poll_id: str, sid: str,
     k = P.option_index(poll, sent)
     if k is None:
         return "bad"
-    r = await store.hsetnx(code, f"pollans:{poll_id}", sid, str(k))
-    return "gone" if r is None else ("ok" if r else "already")
+    return await roster.add_answer(store, code, f"pollans:{poll_id}", sid, str(k))
+
+
+async def sent_answer(store: RoomStore, code: str, poll_id: str, sid: str) -> Any:
+    """What student ``sid`` sent to poll ``poll_id`` ("yes"/"no" or the option), or None: the
+    randomized report of a local poll, the answer of a central one (their own, shown back)."""
+    poll = await current_poll(store, code)
+    raw = (await store.hgetall(code, f"pollans:{poll_id}")).get(sid)
+    if poll is None or raw is None or not raw.isdigit():
+        return None
+    k = int(raw)
+    return ("yes", "no")[k] if poll["kind"] == "yesno" and k < 2 else k
 
 
 async def poll_results(store: RoomStore, code: str) -> dict[str, Any] | None:
@@ -115,8 +126,7 @@ async def send_value(store: RoomStore, code: str, ask_id: str, sid: str, sent: A
     x = P.parse_value(sent, float(ask["lo"]), float(ask["hi"]))
     if x is None:
         return "bad"
-    r = await store.hsetnx(code, f"values:{ask_id}", sid, repr(x))
-    return "gone" if r is None else ("ok" if r else "already")
+    return await roster.add_answer(store, code, f"values:{ask_id}", sid, repr(x))
 
 
 async def values(store: RoomStore, code: str, ask_id: str) -> list[float]:

@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from app.room import codes
+from app.room import codes, roster
 from app.room.state import ended_message, new_question, parse_message, state_message, tally
 from app.room.store import RoomStore, StoreDown, open_store
 
@@ -345,9 +345,15 @@ class RoomHub:
         snap = {"lab": lab, "tour": step, "revealed": steps[step - 1].predict is None}
         return await self.publish(code, snap, "room", None) is not None
 
-    async def answer(self, code: str, qid: str, member_id: str, option: int) -> bool | None:
-        """Record one answer per lab session (the first); None when the room is gone."""
-        return await self.store.hsetnx(code, f"answers:{qid}", member_id, str(int(option)))
+    async def answer(self, code: str, qid: str, student: str, option: int) -> tuple[str, int]:
+        """Record one answer per student (app/room/roster.py: "ok", "already", "full" or
+        "gone") and the option on record for them (-1: none)."""
+        r = await roster.add_answer(self.store, code, f"answers:{qid}", student,
+                                    str(int(option)))
+        if r == "ok":
+            return r, int(option)
+        raw = (await self.store.hgetall(code, f"answers:{qid}")).get(student, "")
+        return r, int(raw) if raw.isdigit() else -1
 
     async def counts_of(self, code: str, question: Mapping[str, Any]) -> list[int]:
         return tally(await self.store.hgetall(code, f"answers:{question['id']}"),

@@ -90,7 +90,10 @@ class RoomLink:
                  known: Mapping[str, Any] | None = None) -> None:
         self.code = codes.normalise(code_text) or ""
         self.student = not teacher
-        self.id = secrets.token_hex(8)  # random, per session: counts one answer per student
+        self.id = secrets.token_hex(8)  # random, per session: names this lab's publications
+        # the student's credential id (app/room/roster.py): one answer per student, not per
+        # tab; None (a lab opened after the room was locked): this lab's answers are not taken
+        self.student_id: str | None = None
         self.hub = hub or get_hub()
         self.state = FollowState(code=self.code, role="teacher" if teacher else "student")
         self.page: Followable | None = None
@@ -102,9 +105,11 @@ class RoomLink:
         self._latest: Mapping[str, Any] | None = None
         self._full: dict[str, Any] | None = None  # a snapshot whose card only is shown yet
         self._known = known  # the room's state as read for this page's first card
+        # (dplab-reconnect.css: the banner says "connection lost" from the browser,
+        # app/room/connection.py)
         self.banner = widgets.TextPane("", css_classes=["dp-room-banner"],
-                                       stylesheets=[ROOM_CSS], sizing_mode="stretch_width",
-                                       margin=(0, 0, 6, 0))
+                                       stylesheets=[ROOM_CSS, assets.text("dplab-reconnect.css")],
+                                       sizing_mode="stretch_width", margin=(0, 0, 6, 0))
         self.toggle: pn.widgets.Toggle | None = None
         self.question_pane = pn.Column(sizing_mode="stretch_width", margin=0,
                                        css_classes=["dp-room-question"], visible=False)
@@ -115,17 +120,26 @@ class RoomLink:
 
     # ---- PageLink ------------------------------------------------------------------------
     def attach(self, page: Followable) -> list[Any]:
+        from app.room import connection
+        from app.shell.options import session_flag
+
         self.page, self.lang = page, page.lang
         self.doc = pn.state.curdoc
-        objects: list[Any] = [self.banner]
+        # a dropped connection: the browser says so and reloads (app/room/connection.py)
+        objects: list[Any] = [self.banner, connection.watch_pane(self.lang)]
+        if self.doc is not None:
+            connection.take_over(self.doc)
         if not self.code:
             self.state.status = "unknown"
             self._render()
             return objects
         if self.student:
+            # reloaded by the browser while exploring on their own: still on their own
+            if session_flag(connection.OWN_ARG[0]) == connection.OWN_ARG[1]:
+                self.state.detach()
             self.toggle = pn.widgets.Toggle(
-                name=t("room.follow.detach", self.lang), value=True, button_type="primary",
-                css_classes=["dp-follow"], margin=(0, 0, 6, 0))
+                name=t("room.follow.detach", self.lang), value=self.state.following,
+                button_type="primary", css_classes=["dp-follow"], margin=(0, 0, 6, 0))
             self.toggle.param.watch(self._on_toggle, "value")
             objects += [self.toggle, self.question_pane]
             page.on_prediction(self._on_prediction)
@@ -316,9 +330,27 @@ class RoomLink:
         if not self.state.may_answer(option):
             return
         q = self.state.question or {}
+        if self.student_id is None:
+            self.state.answer_refused = True
+            self._render()
+            return
         self.state.record_answer(option)
-        self._spawn(self.hub.answer(self.code, str(q["id"]), self.id, option))
+        self._spawn(self._send_answer(str(q["id"]), self.student_id, option))
         self._render()
+
+    async def _send_answer(self, qid: str, student: str, option: int) -> None:
+        result, on_record = await self.hub.answer(self.code, qid, student, option)
+        if result == "ok":
+            return
+
+        def show() -> None:  # another tab of this student answered first: show that answer
+            if self.state.answered_id == qid:
+                self.state.answer_result = result
+                if on_record >= 0:
+                    self.state.answered = on_record
+            self._render()
+
+        self._in_doc(show)
 
     def _on_local_change(self) -> None:
         if self.state.role != "teacher" or self.state.status not in ("live", "lost"):
@@ -385,10 +417,15 @@ class RoomLink:
                      f' <a href="{html.escape(room)}" target="_blank" rel="noopener">'
                      f'{html.escape(t("room.open_room_page", lang))}</a>')
         elif st.follows and q is not None and not q.get("revealed"):
-            if st.answered >= 0 and st.answered_id == q.get("id") and qt is not None:
-                extra = " " + html.escape(t("room.answered", lang,
-                                            answer=qt.options[st.answered]
-                                            if st.answered < len(qt.options) else "?"))
+            if st.answer_refused:
+                extra = " " + html.escape(t("roster.lab_locked", lang))
+            elif st.answer_result == "full":
+                extra = " " + html.escape(t("roster.full", lang))
+            elif st.answered >= 0 and st.answered_id == q.get("id") and qt is not None:
+                answer = qt.options[st.answered] if st.answered < len(qt.options) else "?"
+                key = "roster.already_sent" if st.answer_result == "already" else \
+                    "room.answered"
+                extra = " " + html.escape(t(key, lang, answer=answer, sent=answer))
             elif q.get("kind") == "tour":
                 extra = " " + html.escape(t("room.asked_tour", lang))
             else:
@@ -402,7 +439,11 @@ class RoomLink:
         if st.status == "live" and st.role == "student" and not st.following:
             cls += " dp-room-own"
         role = ' role="alert"' if st.status in ("lost", "ended", "unknown") else ' role="status"'
-        self.banner.object = f'<div class="{cls}"{role}><p>{html.escape(text)}{extra}</p></div>'
+        # how the page goes back if its connection drops (assets/dplab-reconnect.js)
+        mode = ("alone" if st.status in ("ended", "unknown") else "lead" if st.role == "teacher"
+                else "follow" if st.following else "own")
+        self.banner.object = (f'<div class="{cls}"{role} data-mode="{mode}">'
+                              f'<p>{html.escape(text)}{extra}</p></div>')
         if self.toggle is not None:
             following = st.following
             self.toggle.name = t("room.follow.detach" if following else "room.follow.again",
@@ -463,8 +504,11 @@ class RoomLink:
 
 
 def link_for_session(code_text: str | None, teacher: bool,
-                     known: Mapping[str, Any] | None = None) -> RoomLink:
+                     known: Mapping[str, Any] | None = None,
+                     student: str | None = None) -> RoomLink:
     """The link for a ``/lab?room=CODE`` session (``teacher``: the request had a valid
     ``dplab_teacher`` cookie; ``known``: the room's state message as read for the page's first
-    card)."""
-    return RoomLink(code_text, teacher=teacher, known=known)
+    card; ``student``: the id of the request's student credential, app/room/roster.py)."""
+    link = RoomLink(code_text, teacher=teacher, known=known)
+    link.student_id = student
+    return link

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import logging
@@ -24,7 +25,7 @@ from urllib.parse import urlencode, urlsplit
 
 import tornado.web
 
-from app.room import codes, poll_pages, tokens
+from app.room import codes, guard, poll_pages, roster, tokens
 from app.room.hub import get_hub
 from app.room.poll import PollError
 from app.room.questions import question_text, quiz_refs
@@ -37,10 +38,8 @@ from app.shell.i18n import t
 from app.shell.urls import href
 
 log = logging.getLogger("dplab.room")
-WRONG_TOKEN = tokens.RateLimit(limit=5, window_s=60.0)
-WRONG_TOKEN_ALL = tokens.RateLimit(limit=30, window_s=60.0)  # every client together
-UNKNOWN_CODE = tokens.RateLimit(limit=10, window_s=60.0)
 ACTIONS = ("tour", "ask", "quiz", "reveal", "end")
+ROSTER_ACTIONS = ("lock", "unlock", "size")
 
 
 class _Base(tornado.web.RequestHandler):
@@ -234,16 +233,12 @@ class TeachHandler(_Base):
                 self.login(403, lang, kept, notices, t("room.teach.expired", lang))
                 return
         else:
-            client = self.client()
-            wait = max(WRONG_TOKEN.blocked(client), WRONG_TOKEN_ALL.blocked("*"))
-            if wait > 0:
-                self.set_header("Retry-After", str(int(wait) + 1))
-                self.login(429, lang, kept, notices,
-                           t("room.teach.too_many", lang, seconds=int(wait) + 1))
-                return
+            # The right token is never refused, whatever others at this address typed; a
+            # wrong one waits (doubling past a few, capped): guessing 144 bits is hopeless.
             if not tokens.check_token(typed):
-                WRONG_TOKEN.hit(client)
-                WRONG_TOKEN_ALL.hit("*")
+                wait = guard.BACKOFF.delay(self.client())
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 self.login(403, lang, kept, notices, t("room.teach.wrong", lang))
                 return
             cookie = tokens.make_cookie()
@@ -281,7 +276,7 @@ class RoomActionHandler(TeachHandler):
         lang, kept, notices = self.opts()
         code = codes.normalise(code_text)
         cookie = self.get_cookie(tokens.COOKIE)
-        if (code is None or action not in (*ACTIONS, *poll_pages.POLL_ACTIONS)
+        if (code is None or action not in (*ACTIONS, *ROSTER_ACTIONS, *poll_pages.POLL_ACTIONS)
                 or not self.same_origin()
                 or not tokens.check_csrf(cookie, self.get_body_argument("csrf", None))):
             self.set_status(403)
@@ -309,7 +304,23 @@ class RoomActionHandler(TeachHandler):
             self.redirect(href("/teach") + self.query(lang, kept, room=code), status=303)
             return
         try:
-            if action == "end":
+            if action in ROSTER_ACTIONS:
+                if not await hub.store.exists(code):
+                    self.start_page(lang, kept, [*notices, t("room.teach.no_room", lang)], 404)
+                    return
+                if action == "size":
+                    try:
+                        n = roster.parse_size(self.get_body_argument("size", ""))
+                    except ValueError:
+                        await self.room_page(
+                            code, lang, kept, notices,
+                            {"size": t("roster.err.size", lang, limit=roster.SIZE_MAX)},
+                            {"size": self.get_body_argument("size", "")[:10]}, status=400)
+                        return
+                    await roster.set_size(hub.store, code, n)
+                else:
+                    await roster.set_locked(hub.store, code, action == "lock")
+            elif action == "end":
                 await hub.end(code)
                 self.redirect(href("/teach") + self.query(lang, kept, ended="1"), status=303)
                 return
@@ -390,24 +401,25 @@ class JoinHandler(_Base):
     async def join(self, typed: str | None) -> None:
         lang, kept, notices = self.opts()
         error, status = "", 200
+        client, address = guard.requester(self, self.https)  # the form's submit carries it
         if typed is not None:
-            client = self.client()
-            wait = UNKNOWN_CODE.blocked(client)
+            wait = guard.GUARD.blocked(client, address)
+            code = codes.normalise(typed)
             if wait > 0:
                 self.set_header("Retry-After", str(int(wait) + 1))
                 error, status = t("room.join.too_many", lang, seconds=int(wait) + 1), 429
-            else:
-                code = codes.normalise(typed)
+            elif code is not None:
                 try:
-                    ok = code is not None and await get_hub().store.exists(code)
+                    if await get_hub().store.exists(code):
+                        await self.admit(code, lang, kept, notices)
+                        return
                 except StoreDown:
-                    ok, error, status = False, t("room.store_down", lang), 503
-                if ok:
-                    self.class_page(str(code), lang, kept, notices)
-                    return
+                    error, status = t("room.store_down", lang), 503
                 if not error:
-                    UNKNOWN_CODE.hit(client)
+                    guard.GUARD.miss(client, address)
                     error, status = t("room.join.unknown", lang), 404
+            else:  # not a code at all: nothing was looked up
+                error, status = t("room.join.unknown", lang), 404
         err = (f'<p class="dp-room-error" id="dp-code-error" role="alert">{_e(error)}</p>'
                if error else "")
         described = ' aria-describedby="dp-code-error" aria-invalid="true"' if error else ""
@@ -426,6 +438,31 @@ class JoinHandler(_Base):
                 f'{_e(t("room.join.go", lang))}</button></form>'
                 f'<p class="dp-room-small">{_e(t("room.join.private", lang))}</p></section>')
         self.page(status, lang, kept, notices, "/join", t("room.join.title", lang), body)
+
+    async def admit(self, code: str, lang: str, kept: dict[str, str],
+                    notices: list[str]) -> None:
+        """A student arrives at an existing room: their credential (a new one unless the room
+        is locked), then the class page, or the lab for ``?to=lab``. Raises StoreDown."""
+        store = get_hub().store
+        cookie = self.get_cookie(roster.COOKIE)
+        sid = roster.student_of(cookie, code)
+        if sid is None:
+            if await roster.is_locked(store, code):
+                self.page(403, lang, kept, notices, "/join", t("roster.locked.title", lang),
+                          f'<section class="dp-room-login"><h1>'
+                          f'{_e(t("roster.locked.title", lang))}</h1>'
+                          f'<p class="dp-room-error dp-join-locked" role="alert">'
+                          f'{_e(t("roster.locked.text", lang, code=code))}</p></section>')
+                return
+            sid, cred = roster.make_credential(code)
+            self.set_cookie(roster.COOKIE, roster.with_credential(cookie, code, cred),
+                            path=href("/") or "/", httponly=True, samesite="Lax",
+                            secure=self.https, expires_days=roster.LIFETIME_S / 86400)
+        await roster.register(store, code, sid)
+        if self.get_query_argument("to", "") == "lab":
+            self.redirect(href("/lab") + self.query(lang, kept, room=code), status=303)
+            return
+        self.class_page(code, lang, kept, notices)
 
     def class_page(self, code: str, lang: str, kept: dict[str, str], notices: list[str]) -> None:
         """The class's page for a student: the lab link, the open poll or number question and

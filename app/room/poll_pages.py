@@ -24,12 +24,12 @@ import json
 import logging
 import math
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import tornado.web
 
 from app.room import activities as A
-from app.room import codes, tokens
+from app.room import codes, guard, roster, tokens
 from app.room import poll as P
 from app.room import poll_render as R
 from app.room.hub import get_hub
@@ -415,6 +415,9 @@ async def public_state(code: str, lang: str) -> tuple[int, str]:
 
 
 class JoinStateHandler(tornado.web.RequestHandler):
+    def initialize(self, https: bool = False) -> None:
+        self.https = https
+
     async def get(self) -> None:
         self.set_header("Cache-Control", "no-store")
         self.set_header("Content-Type", "application/json")
@@ -423,8 +426,21 @@ class JoinStateHandler(tornado.web.RequestHandler):
             self.set_status(404)
             self.finish(json.dumps({"ended": True}))
             return
+        client, address = guard.requester(self, self.https)
+        wait = guard.GUARD.blocked(client, address)
+        if wait > 0:  # a guesser: every code alike, real or not
+            self.set_header("Retry-After", str(int(wait) + 1))
+            self.set_status(429)
+            self.finish(json.dumps({"error": "too_many"}))
+            return
         try:
             status, body = await public_state(code, _lang(self))
+            if status == 404:
+                guard.GUARD.miss(client, address)
+            elif status == 200:
+                sid = roster.student_of(self.get_cookie(roster.COOKIE), code)
+                if sid is not None:
+                    await roster.seen(get_hub().store, code, sid)
         except StoreDown:
             self.set_status(503)
             self.finish(json.dumps({"error": "store"}))
@@ -436,18 +452,22 @@ class JoinStateHandler(tornado.web.RequestHandler):
 class JoinSendHandler(tornado.web.RequestHandler):
     """POST /join/answer and /join/value: one JSON object; never logged, never echoed."""
 
-    def initialize(self, kind: str) -> None:
-        self.kind = kind
+    FIELDS: ClassVar[dict[str, set[str]]] = {"answer": {"room", "poll", "sent"},
+                                             "value": {"room", "ask", "value"}}
+
+    def initialize(self, kind: str, https: bool = False) -> None:
+        self.kind, self.https = kind, https
 
     def log_exception(self, *args: Any) -> None:  # never the request body in a log line
         log.warning("room: a student's %s failed (%s)", self.kind,
                     args[0].__name__ if args else "?")
 
-    def reply(self, status: int, error: str = "") -> None:
+    def reply(self, status: int, error: str = "", **more: Any) -> None:
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
-        self.finish(json.dumps({"ok": status == 200} | ({"error": error} if error else {})))
+        self.finish(json.dumps({"ok": status == 200} | ({"error": error} if error else {})
+                               | more))
 
     async def post(self) -> None:
         origin = self.request.headers.get("Origin")
@@ -459,33 +479,54 @@ class JoinSendHandler(tornado.web.RequestHandler):
             body = json.loads(self.request.body or b"{}")
         except ValueError:
             body = None
-        if not isinstance(body, dict) or len(self.request.body) > 2000:
+        # exactly the fields of this kind: anything more (a made-up "sid") is refused
+        if not isinstance(body, dict) or len(self.request.body) > 2000 \
+                or set(body) != self.FIELDS[self.kind]:
             self.reply(400, "bad")
             return
         code = codes.normalise(body.get("room") if isinstance(body.get("room"), str) else None)
-        sid, item = body.get("sid"), body.get("poll" if self.kind == "answer" else "ask")
-        if code is None or not isinstance(sid, str) or not 16 <= len(sid) <= 64 \
-                or not sid.isalnum() or not isinstance(item, str) or len(item) > 40:
+        item = body.get("poll" if self.kind == "answer" else "ask")
+        if code is None or not isinstance(item, str) or len(item) > 40:
             self.reply(400, "bad")
+            return
+        client, address = guard.requester(self, self.https)
+        wait = guard.GUARD.blocked(client, address)
+        if wait > 0:
+            self.set_header("Retry-After", str(int(wait) + 1))
+            self.reply(429, "too_many")
             return
         store = get_hub().store
         try:
+            if not await store.exists(code):
+                guard.GUARD.miss(client, address)
+                self.reply(404, "gone")
+                return
+            # the student, by the server's word: a credential it issued for this room
+            sid = roster.student_of(self.get_cookie(roster.COOKIE), code)
+            if sid is None:
+                self.reply(403, "not_joined")
+                return
+            await roster.register(store, code, sid)
             if self.kind == "answer":
                 r = await A.answer_poll(store, code, item, sid, body.get("sent"))
             else:
                 v = body.get("value")
                 r = "bad" if isinstance(v, float) and not math.isfinite(v) else \
                     await A.send_value(store, code, item, sid, v)
+            more: dict[str, Any] = {}
+            if r == "already" and self.kind == "answer":
+                more["sent"] = await A.sent_answer(store, code, item, sid)
         except StoreDown:
             self.reply(503, "store")
             return
-        status = {"ok": 200, "bad": 400, "already": 409, "closed": 409, "gone": 404}[r]
-        self.reply(status, "" if r == "ok" else r)
+        status = {"ok": 200, "bad": 400, "already": 409, "closed": 409, "full": 409,
+                  "gone": 404}[r]
+        self.reply(status, "" if r == "ok" else r, **more)
 
 
 def routes(kw: dict[str, Any]) -> list[tuple[str, type[tornado.web.RequestHandler], Any]]:
     return [(r"/teach/api/rooms/([A-Za-z0-9]{1,12})/polls/current", PollApiHandler, {}),
             (r"/teach/api/rooms/([A-Za-z0-9]{1,12})/cdf", CdfApiHandler, {}),
-            (r"/join/state", JoinStateHandler, {}),
-            (r"/join/answer", JoinSendHandler, {"kind": "answer"}),
-            (r"/join/value", JoinSendHandler, {"kind": "value"})]
+            (r"/join/state", JoinStateHandler, dict(kw)),
+            (r"/join/answer", JoinSendHandler, {"kind": "answer", **kw}),
+            (r"/join/value", JoinSendHandler, {"kind": "value", **kw})]

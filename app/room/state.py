@@ -5,8 +5,8 @@ published on every change: ``{"type": "state", "seq": n, "origin": id, "snap": {
 "question": {...} | null}``. ``snap`` is the lab's snapshot (app/shell/follow.py); ``question``
 is the class question open now: ``{"id", "kind": "tour" | "quiz", "ref", "n", "answer",
 "revealed"}``. A question names its text by reference (a tour step, or ``lesson:question-id``),
-so each student reads it in their own language. Answers are a hash ``answers:<id>``: a random
-per-session id -> the option chosen, the first answer of a session only.
+so each student reads it in their own language. Answers are a hash ``answers:<id>``: a student's
+id (app/room/roster.py, one per device, not per tab) -> the option chosen, the first only.
 
 :class:`FollowState` is the state of a student's (or a teacher's) lab in a room;
 :class:`RoomView` the state of the teacher's room page. Both are tested without a browser.
@@ -131,6 +131,11 @@ class FollowState(param.Parameterized):
     question = param.Dict(default=None, allow_None=True, doc="The class question open now.")
     answered = param.Integer(default=-1, doc="Option this session answered (-1: none).")
     answered_id = param.String(default="", doc="Which question that answer belongs to.")
+    answer_result = param.String(default="", doc=(
+        "The room's word on that answer when it was not taken: 'already' (another tab of this "
+        "student answered first; ``answered`` is then the answer on record), 'full', 'gone'."))
+    answer_refused = param.Boolean(default=False, doc=(
+        "This lab has no student credential (opened after the room was locked)."))
 
     @property
     def follows(self) -> bool:
@@ -150,7 +155,7 @@ class FollowState(param.Parameterized):
         q = msg.get("question")
         self.param.update(seq=seq, question=q if valid_question(q) else None, status="live")
         if self.question is None or self.question.get("id") != self.answered_id:
-            self.param.update(answered=-1, answered_id="")
+            self.param.update(answered=-1, answered_id="", answer_result="")
         return self.follows
 
     def may_answer(self, option: int) -> bool:

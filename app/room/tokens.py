@@ -157,6 +157,13 @@ class RateLimit:
                 return 0.0
             return max(0.0, q[0] + self.window_s - now)
 
+    def count(self, key: str, now: float | None = None) -> int:
+        """Events of ``key`` within the window."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            q = self._events.get(self._k(key))
+            return 0 if not q else sum(1 for t in q if t > now - self.window_s)
+
     def hit(self, key: str, now: float | None = None) -> None:
         """Count one (failed) attempt of ``key``."""
         now = time.monotonic() if now is None else now

@@ -25,9 +25,12 @@ import tornado.web
 
 from app.room import tokens
 
-EXCLUDE_COOKIES = [tokens.COOKIE]
+EXCLUDE_COOKIES = [tokens.COOKIE, "dplab_student", "dplab_client"]
 EXCLUDE_HEADERS = ["Cookie"]
 _TEACHER: contextvars.ContextVar[bool] = contextvars.ContextVar("dplab_teacher", default=False)
+# the student id of this /lab?room=CODE request (app/room/roster.py), None: cannot answer
+_STUDENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("dplab_student",
+                                                                     default=None)
 # (code, state message) the first card of this request was made from (None: not read)
 _ROOM_STATE: contextvars.ContextVar[tuple[str, Mapping[str, Any]] | None] = \
     contextvars.ContextVar("dplab_room_state", default=None)
@@ -49,11 +52,21 @@ def install_teacher_check() -> None:
             _dplab_teacher = True
 
             async def get(self, *args: Any, **kwargs: Any) -> None:
-                reset = _TEACHER.set(tokens.check_cookie(self.get_cookie(tokens.COOKIE)))
+                teacher = tokens.check_cookie(self.get_cookie(tokens.COOKIE))
+                student: str | None = None
+                room = self.get_query_argument("room", None)
+                if room is not None and not teacher:
+                    admitted = await admit_student(self, room)
+                    if admitted is False:
+                        return  # 429 sent
+                    student = admitted if isinstance(admitted, str) and admitted else None
+                reset = _TEACHER.set(teacher)
+                reset_student = _STUDENT.set(student)
                 try:
                     await super().get(*args, **kwargs)
                 finally:
                     _TEACHER.reset(reset)
+                    _STUDENT.reset(reset_student)
 
         TeacherAware._dplab_base = getattr(handler, "_dplab_base", handler)
         urls.per_app_patterns[i] = (pattern, TeacherAware, *rest)
@@ -61,6 +74,51 @@ def install_teacher_check() -> None:
 
 def request_is_teacher() -> bool:
     return _TEACHER.get()
+
+
+async def admit_student(handler: Any, room: str) -> str | bool:
+    """A student's ``/lab?room=CODE`` request: their student id in the room ("" when the room
+    does not exist, is locked to newcomers, or the store does not answer; a new credential is
+    set on the answer when needed), or False once a 429 was sent (a code guesser: the same code
+    guard as ``/join``, app/room/guard.py)."""
+    from app.room import codes, guard, roster
+    from app.room.hub import get_hub
+    from app.room.store import StoreDown
+    from app.shell.i18n import pick_language, t
+    from app.shell.urls import href
+
+    code = codes.normalise(room)
+    if code is None:
+        return ""  # not a code: nothing is looked up, the lab says there is no such room
+    https = handler.request.protocol == "https"
+    client, address = guard.requester(handler, https)
+    wait = guard.GUARD.blocked(client, address)
+    if wait > 0:
+        lang = pick_language(handler.get_query_argument("lang", None),
+                             handler.request.headers.get("Accept-Language"))
+        handler.set_status(429)
+        handler.set_header("Retry-After", str(int(wait) + 1))
+        handler.set_header("Content-Type", "text/plain; charset=utf-8")
+        handler.finish(t("room.join.too_many", lang, seconds=int(wait) + 1))
+        return False
+    store = get_hub().store
+    try:
+        if not await asyncio.wait_for(store.exists(code), STATE_READ_S):
+            guard.GUARD.miss(client, address)
+            return ""
+        cookie = handler.get_cookie(roster.COOKIE)
+        sid = roster.student_of(cookie, code)
+        if sid is None:
+            if await roster.is_locked(store, code):
+                return ""
+            sid, cred = roster.make_credential(code)
+            handler.set_cookie(roster.COOKIE, roster.with_credential(cookie, code, cred),
+                               path=href("/") or "/", httponly=True, samesite="Lax",
+                               secure=https, expires_days=roster.LIFETIME_S / 86400)
+        await roster.register(store, code, sid)
+        return sid
+    except (StoreDown, TimeoutError):
+        return ""
 
 
 def lab_link(args: dict[str, str]) -> Any:
@@ -72,7 +130,8 @@ def lab_link(args: dict[str, str]) -> Any:
 
     read = _ROOM_STATE.get()
     known = read[1] if read is not None and read[0] == codes.normalise(args["room"]) else None
-    return link_for_session(args["room"], teacher=request_is_teacher(), known=known)
+    return link_for_session(args["room"], teacher=request_is_teacher(), known=known,
+                            student=_STUDENT.get())
 
 
 async def first_paint_args(args: Mapping[str, str]) -> dict[str, str]:

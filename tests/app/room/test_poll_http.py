@@ -27,13 +27,17 @@ class Client:
     def __init__(self, base: str) -> None:
         self.base = base
         self.cookie = ""
+        self.devices: dict[tuple[str, int], dict[str, str]] = {}
 
     async def fetch(self, path: str, method: str = "GET", body: str | None = None,
                     teacher: bool = False, origin: str | None = "self",
-                    ctype: str | None = None) -> Any:
+                    ctype: str | None = None, cookies: dict[str, str] | None = None) -> Any:
         headers = {"Accept-Language": "en"}
+        jar = dict(cookies or {})
         if teacher and self.cookie:
-            headers["Cookie"] = f"{tokens.COOKIE}={self.cookie}"
+            jar[tokens.COOKIE] = self.cookie
+        if jar:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in jar.items())
         if origin:
             headers["Origin"] = self.base if origin == "self" else origin
         if ctype:
@@ -62,9 +66,19 @@ class Client:
         return await self.fetch(f"/teach/rooms/{code}/{action}?lang=en", "POST",
                                 urlencode({"csrf": csrf, **form}), teacher=True)
 
-    async def send(self, what: str, payload: dict[str, Any], origin: str | None = "self") -> Any:
+    async def device(self, code: str, i: int) -> dict[str, str]:
+        """Student device ``i`` of room ``code``: its cookies after opening the class page."""
+        key = (code, i)
+        if key not in self.devices:
+            r = await self.fetch(f"/join?room={code}&lang=en")
+            assert r.code == 200, r.code
+            self.devices[key] = cookies_of(r)
+        return self.devices[key]
+
+    async def send(self, what: str, payload: dict[str, Any], device: dict[str, str],
+                   origin: str | None = "self") -> Any:
         return await self.fetch(f"/join/{what}", "POST", json.dumps(payload), origin=origin,
-                                ctype="application/json")
+                                ctype="application/json", cookies=device)
 
     async def api(self, code: str, tail: str = "polls/current", teacher: bool = True) -> Any:
         return await self.fetch(f"/teach/api/rooms/{code}/{tail}", teacher=teacher)
@@ -98,6 +112,14 @@ def run_with(store: RoomStore, body: Callable[[Client], Awaitable[None]],
             await store.close()
 
     asyncio.run(main())
+
+
+def cookies_of(r: Any) -> dict[str, str]:
+    out = {}
+    for line in r.headers.get_list("Set-Cookie"):
+        name, _, rest = line.partition("=")
+        out[name] = rest.split(";", 1)[0].strip('"')
+    return out
 
 
 def sid(i: int) -> str:
@@ -136,18 +158,22 @@ async def _poll_flow(c: Client) -> None:
     assert 'class="dp-poll-option"' in st["poll_html"] and 'value="yes"' in st["poll_html"]
     assert "75 %" in st["poll_html"] and "3 times" in st["poll_html"]
     for i in range(30):
-        r = await c.send("answer", {"room": code, "poll": pid, "sid": sid(i),
-                                    "sent": "yes" if i < 20 else "no"})
+        r = await c.send("answer", {"room": code, "poll": pid, "sent": "yes" if i < 20 else "no"}, await c.device(code, i))
         assert r.code == 200
-    r = await c.send("answer", {"room": code, "poll": pid, "sid": sid(0), "sent": "no"})
+    r = await c.send("answer", {"room": code, "poll": pid, "sent": "no"}, await c.device(code, 0))
     assert r.code == 409 and json.loads(r.body)["error"] == "already"
     for bad in ("maybe", 1, None, True):
-        r = await c.send("answer", {"room": code, "poll": pid, "sid": sid(99), "sent": bad})
+        r = await c.send("answer", {"room": code, "poll": pid, "sent": bad}, await c.device(code, 99))
         assert r.code == 400, bad
-    assert (await c.send("answer", {"room": code, "poll": pid, "sid": "short", "sent": "yes"})
-            ).code == 400
+    # a made-up id, an extra field, a forged or another room's credential: refused
+    assert (await c.send("answer", {"room": code, "poll": pid, "sid": sid(7), "sent": "yes"},
+                         await c.device(code, 7))).code == 400
+    assert (await c.send("answer", {"room": code, "poll": pid, "sent": "yes"},
+                         {"dplab_student": f"{code}:{sid(5)[:24]}.9999999999.{'0' * 32}"})
+            ).code == 403
+    assert (await c.send("answer", {"room": code, "poll": pid, "sent": "yes"}, {})).code == 403
     # another site's page cannot make a student's browser answer
-    assert (await c.send("answer", {"room": code, "poll": pid, "sid": sid(98), "sent": "yes"},
+    assert (await c.send("answer", {"room": code, "poll": pid, "sent": "yes"}, await c.device(code, 98),
                          origin="http://evil.example")).code == 403
     data = json.loads((await c.api(code)).body)
     assert data["model"] == "local" and data["n"] == 30
@@ -169,7 +195,7 @@ async def _poll_flow(c: Client) -> None:
     assert len(csv_text.splitlines()) == 3
     # ---- close: no more answers ----------------------------------------------------------
     assert (await c.act(code, "poll-close", csrf)).code == 303
-    r = await c.send("answer", {"room": code, "poll": pid, "sid": sid(50), "sent": "yes"})
+    r = await c.send("answer", {"room": code, "poll": pid, "sent": "yes"}, await c.device(code, 50))
     assert r.code == 409 and json.loads(r.body)["error"] == "closed"
     # ---- the same question, central model: released once, noisy, at close -----------------
     r = await c.act(code, "poll-open", csrf, preset="homework", eps="1.098612", model="central",
@@ -179,8 +205,7 @@ async def _poll_flow(c: Client) -> None:
     cid = st["poll"]["id"]
     assert st["poll"]["model"] == "central" and "true answer" in st["poll_html"]
     for i in range(12):
-        assert (await c.send("answer", {"room": code, "poll": cid, "sid": sid(i),
-                                        "sent": "yes" if i < 6 else "no"})).code == 200
+        assert (await c.send("answer", {"room": code, "poll": cid, "sent": "yes" if i < 6 else "no"}, await c.device(code, i))).code == 200
     d = json.loads((await c.api(code)).body)
     assert d["model"] == "central" and d["estimate"] is None and d["reported"] is None
     await c.act(code, "poll-close", csrf)
@@ -200,12 +225,10 @@ async def _poll_flow(c: Client) -> None:
     st = json.loads((await c.fetch(f"/join/state?room={code}&lang=en")).body)
     aid = st["ask"]["id"]
     for i in range(25):
-        assert (await c.send("value", {"room": code, "ask": aid, "sid": sid(i),
-                                       "value": 4 + (i % 8)})).code == 200
+        assert (await c.send("value", {"room": code, "ask": aid, "value": 4 + (i % 8)}, await c.device(code, i))).code == 200
     for bad in (13, -1, "x", None, "nan"):
-        assert (await c.send("value", {"room": code, "ask": aid, "sid": sid(90),
-                                       "value": bad})).code == 400, bad
-    assert (await c.send("value", {"room": code, "ask": aid, "sid": sid(0), "value": 5})
+        assert (await c.send("value", {"room": code, "ask": aid, "value": bad}, await c.device(code, 90))).code == 400, bad
+    assert (await c.send("value", {"room": code, "ask": aid, "value": 5}, await c.device(code, 0))
             ).code == 409
     r = await c.act(code, "cdf-release", csrf, eps="0", delta="1e-5", method="pp")
     assert r.code == 400 and 'id="dp-err-cdf_eps"' in r.body.decode()
@@ -231,11 +254,12 @@ async def _poll_flow(c: Client) -> None:
 
     store = get_hub().store
     assert await store.stored_keys(code)
+    await c.device(code, 70)  # a student who joined before the end
     await c.act(code, "end", csrf)
     assert await store.stored_keys(code) == []
-    r = await c.send("value", {"room": code, "ask": aid, "sid": sid(70), "value": 3})
+    r = await c.send("value", {"room": code, "ask": aid, "value": 3}, await c.device(code, 70))
     assert r.code == 404
-    r = await c.send("answer", {"room": code, "poll": cid, "sid": sid(70), "sent": "yes"})
+    r = await c.send("answer", {"room": code, "poll": cid, "sent": "yes"}, await c.device(code, 70))
     assert r.code == 404
     assert await store.stored_keys(code) == []
     assert (await c.fetch(f"/join/state?room={code}")).code == 404
