@@ -144,7 +144,7 @@ async def first_paint_args(args: Mapping[str, str]) -> dict[str, str]:
     from app.room.store import StoreDown
 
     code = codes.normalise(args.get("room"))
-    if not code:
+    if not code or args.get("follow") == "own":  # reloaded exploring on their own: their card
         return dict(args)
     try:
         msg = await asyncio.wait_for(get_hub().state(code), STATE_READ_S)
