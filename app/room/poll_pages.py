@@ -17,9 +17,7 @@ chose: "yes"/"no" or 0..k-1), ``POST /join/value`` ``{"room", "ask", "sid", "val
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 import logging
 import math
@@ -34,6 +32,7 @@ from app.room import poll as P
 from app.room import poll_render as R
 from app.room.hub import get_hub
 from app.room.store import StoreDown
+from app.shell import csvsafe
 from app.shell.i18n import t
 from app.shell.urls import href
 
@@ -320,22 +319,26 @@ class PollApiHandler(_TeacherApi):
 
 
 def _csv(out: dict[str, Any], poll: dict[str, Any], lang: str) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["question", "model", "eps", "delta", "n", "option", "sent_or_noisy_count",
-                "estimate", "ci95_lo", "ci95_hi", "ci95_clipped"])
+    """The poll's export: one row per option. The question and the options are typed by the
+    teacher, so every text cell is neutralised (app/shell/csvsafe.py); numbers stay numbers
+    (an unbiased estimate may be negative)."""
+    rows: list[list[object]] = [[
+        "question", "model", "eps", "delta", "n", "option", "sent_or_noisy_count", "estimate",
+        "ci95_lo", "ci95_hi", "ci95_clipped"]]
     labels = R.option_labels(poll, lang)
     for i, lab in enumerate(labels):
+        row: list[object]
         if poll["model"] == "local":
             e = out["per_option"][i]
-            row = [e["reported"], e["estimate"], *e["ci95"], e["clipped"]]
+            row = [e["reported"], e["estimate"], *e["ci95"], str(e["clipped"])]
         elif out.get("released"):
             o = out["released"]["options"][i]
-            row = [o["noisy_count"], o["estimate"], *o["ci95"], o["clipped"]]
+            row = [o["noisy_count"], o["estimate"], *o["ci95"], str(o["clipped"])]
         else:
             row = ["", "", "", "", ""]
-        w.writerow([out["question"], out["model"], out["eps"], out["delta"], out["n"], lab, *row])
-    return buf.getvalue()
+        rows.append([out["question"], out["model"], out["eps"], out["delta"], out["n"], lab,
+                     *row])
+    return csvsafe.rows_text(rows)
 
 
 class CdfApiHandler(_TeacherApi):
