@@ -5,9 +5,14 @@
 // page. With k options and ε, the browser keeps it with probability p = e^ε / (e^ε + k − 1)
 // and otherwise picks one of the k − 1 others uniformly, with crypto.getRandomValues; only
 // that randomized option is sent ("sent"). A central poll (labelled as such) sends the answer
-// itself. The tab's random id ("sid") only counts one answer per tab; the polls answered and
-// the number sent stay in this tab (sessionStorage) for the privacy summary and for marking
-// the student's own value on the released curve, which is computed here and never sent back.
+// itself. Who answers is the server's word: the class page's address gave this browser a
+// signed, HttpOnly student credential (app/room/roster.py) that every answer carries, so a
+// second tab is the same student and is refused. The randomized report is kept (localStorage,
+// shared by this browser's tabs) before it is sent, and any retry, reload or other tab sends
+// that same report (permanent randomized response, as in RAPPOR): one true answer never
+// spends a second ε. The polls answered and the number sent stay in this browser for the
+// privacy summary and for marking the student's own value on the released curve, which is
+// computed here and never sent back. The true answer is never stored.
 (function () {
   "use strict";
   var root = document.querySelector(".dp-join[data-state]");
@@ -47,23 +52,16 @@
       return Object.prototype.hasOwnProperty.call(values, k) ? String(values[k]) : m;
     });
   }
-  var store = window.sessionStorage;
+  var store = window.localStorage;
   var key = "dplab-room-" + room;
   function load() {
     try { return JSON.parse(store.getItem(key) || "{}") || {}; } catch (e) { return {}; }
   }
   function save(s) { try { store.setItem(key, JSON.stringify(s)); } catch (e) { /* full */ } }
   var mine = load();
-  if (!mine.sid) {
-    var w = new Uint32Array(4);
-    window.crypto.getRandomValues(w);
-    mine.sid = Array.prototype.map.call(w, function (x) {
-      return ("0000000" + x.toString(16)).slice(-8);
-    }).join("");
-    mine.polls = {};
-    save(mine);
-  }
   mine.polls = mine.polls || {};
+  mine.reports = mine.reports || {}; // poll id -> the report drawn for it (sent or to resend)
+  delete mine.sid;
 
   function showLedger() {
     var ids = Object.keys(mine.polls), total = 0, local = 0;
@@ -83,12 +81,15 @@
       headers: { "Content-Type": "application/json" }, body: JSON.stringify(body)
     }).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (d) {
-        return { status: r.status, error: d.error || "" };
+        return { status: r.status, error: d.error || "", sent: d.sent };
       });
     });
   }
   function errorText(res) {
     if (res.error === "already") { return msg("already"); }
+    if (res.error === "full") { return msg("full"); }
+    if (res.error === "not_joined") { return msg("not_joined"); }
+    if (res.status === 429) { return msg("too_many"); }
     if (res.error === "closed") { return msg("closed"); }
     if (res.error === "gone") { return msg("gone"); }
     if (res.status === 400) { return msg("bad"); }
@@ -104,12 +105,29 @@
     var status = form.querySelector(".dp-poll-status");
     var send = form.querySelector(".dp-poll-send");
     form.addEventListener("submit", function (ev) { ev.preventDefault(); });
+    var yesnoForm = form.getAttribute("data-kind") === "yesno";
+    function labelOf(sent) {
+      if (yesnoForm) { return root.getAttribute("data-" + sent) || String(sent); }
+      var c = form.querySelectorAll(".dp-poll-choice")[sent];
+      return c ? c.textContent.trim() : String(sent);
+    }
+    function lockInputs() {
+      form.querySelectorAll("input.dp-poll-option").forEach(function (i) {
+        i.checked = false; i.disabled = true;
+      });
+    }
     if (mine.polls[id]) {
-      status.textContent = msg("already");
+      var had = mine.reports[id];
+      status.textContent = had === undefined ? msg("already") :
+        fill(msg("already_sent"), { sent: labelOf(had) });
       send.disabled = true;
+      lockInputs();
       return;
     }
-    var pending = null; // the randomized option once drawn: a retry sends the same one
+    // a report drawn earlier (another tab, a reload, a failed send) is sent again as it is
+    var pending = Object.prototype.hasOwnProperty.call(mine.reports, id) ? mine.reports[id] :
+      null;
+    if (pending !== null) { lockInputs(); }
     send.addEventListener("click", function () {
       var eps = parseFloat(form.getAttribute("data-eps"));
       var k = parseInt(form.getAttribute("data-k"), 10);
@@ -121,30 +139,35 @@
         var chosen = form.querySelector("input.dp-poll-option:checked");
         if (!chosen) { status.textContent = msg("pick"); return; }
         var truth = options.indexOf(chosen.value);
-        pending = model === "local" ? randomize(truth, eps, k) : truth;
+        var drawn = model === "local" ? randomize(truth, eps, k) : truth;
         // the true answer is not kept past this point, nor left on the screen
         truth = null;
         chosen = null;
-        Array.prototype.forEach.call(inputs, function (i) { i.checked = false; i.disabled = true; });
+        lockInputs();
+        pending = yesno ? options[drawn] : drawn;
+        mine.reports[id] = pending; // kept before it is sent: a retry cannot draw again
+        save(mine);
       }
-      var out = pending;
-      var sent = yesno ? options[out] : out;
+      var sent = pending;
       send.disabled = true;
-      post(root.getAttribute("data-answer"), { room: room, poll: id, sid: mine.sid, sent: sent })
+      post(root.getAttribute("data-answer"), { room: room, poll: id, sent: sent })
         .then(function (res) {
           if (res.status === 200 || res.error === "already") {
+            if (res.error === "already" && res.sent !== undefined && res.sent !== null) {
+              mine.reports[id] = res.sent; // the server's record of what this student sent
+            }
             mine.polls[id] = { model: model, eps: eps };
             save(mine);
             showLedger();
           }
           if (res.status === 200) {
-            var label = yesno ? root.getAttribute("data-" + sent) :
-              form.querySelectorAll(".dp-poll-choice")[out].textContent.trim();
             status.textContent = fill(msg(model === "local" ? "sent_local" : "sent_central"),
-                                      { sent: label });
+                                      { sent: labelOf(sent) });
+          } else if (res.error === "already") {
+            status.textContent = fill(msg("already_sent"), { sent: labelOf(mine.reports[id]) });
           } else {
             status.textContent = errorText(res);
-            if (res.status >= 500) { send.disabled = false; }
+            if (res.status >= 500 || res.status === 429) { send.disabled = false; }
           }
         }).catch(function () { status.textContent = msg("failed"); send.disabled = false; });
     });
@@ -179,7 +202,7 @@
       err.textContent = "";
       input.removeAttribute("aria-invalid");
       send.disabled = true;
-      post(root.getAttribute("data-value"), { room: room, ask: id, sid: mine.sid, value: x })
+      post(root.getAttribute("data-value"), { room: room, ask: id, value: x })
         .then(function (res) {
           if (res.status === 200 || res.error === "already") {
             mine.value = { ask: id, x: x };

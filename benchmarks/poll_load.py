@@ -35,10 +35,16 @@ from wsclient import teacher_sign_in  # noqa: E402
 
 
 async def fetch(url: str, method: str = "GET", body: str | None = None,
-                headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+                headers: dict[str, str] | None = None,
+                jar: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """One request; ``jar``: a student's cookies, sent and updated as a browser does (the
+    class page's answer issues the student credential, app/room/roster.py)."""
     from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
-    req = HTTPRequest(url, method=method, body=body, headers=headers or {},
+    headers = dict(headers or {})
+    if jar:
+        headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in jar.items())
+    req = HTTPRequest(url, method=method, body=body, headers=headers,
                       follow_redirects=False, request_timeout=60, connect_timeout=30)
     try:
         r = await AsyncHTTPClient().fetch(req)
@@ -46,6 +52,10 @@ async def fetch(url: str, method: str = "GET", body: str | None = None,
         if exc.response is None:
             return 599, b""
         r = exc.response
+    if jar is not None:
+        for line in r.headers.get_list("Set-Cookie"):
+            name, _, rest = line.partition("=")
+            jar[name.strip()] = rest.split(";", 1)[0].strip('"')
     return r.code, r.body or b""
 
 
@@ -89,27 +99,27 @@ async def run(args: argparse.Namespace, base: str, token: str, pid: int | None) 
         await asyncio.sleep(args.spread * i / max(1, args.students))
         start = time.perf_counter()
         lang = "en" if i % 2 else "ko"
-        s, _ = await fetch(f"{base}/join?room={code}&lang={lang}")
+        jar: dict[str, str] = {}  # this student's browser
+        s, _ = await fetch(f"{base}/join?room={code}&lang={lang}", jar=jar)
         if s != 200:
             errors[f"page {s}"] = errors.get(f"page {s}", 0) + 1
             return
-        s, body = await fetch(f"{base}/join/state?room={code}&lang={lang}")
+        s, body = await fetch(f"{base}/join/state?room={code}&lang={lang}", jar=jar)
         if s != 200:
             errors[f"state {s}"] = errors.get(f"state {s}", 0) + 1
             return
         poll = json.loads(body)["poll"]
-        sid = secrets.token_hex(16)
         sent = ("yes", "no")[randomized(0, float(poll["eps"]))]
-        payload = json.dumps({"room": code, "poll": poll["id"], "sid": sid, "sent": sent})
+        payload = json.dumps({"room": code, "poll": poll["id"], "sent": sent})
         s, _ = await fetch(f"{base}/join/answer", "POST", payload,
-                           {"Content-Type": "application/json", "Origin": base})
+                           {"Content-Type": "application/json", "Origin": base}, jar)
         if s != 200:
             errors[f"answer {s}"] = errors.get(f"answer {s}", 0) + 1
             return
         answered.append(time.perf_counter() - start)
         while not done.is_set():  # the page keeps reading the state every 2 s
             await asyncio.sleep(2.0)
-            await fetch(f"{base}/join/state?room={code}&lang={lang}")
+            await fetch(f"{base}/join/state?room={code}&lang={lang}", jar=jar)
 
     proj = asyncio.create_task(projector())
     await asyncio.gather(*(student(i) for i in range(args.students)))

@@ -472,6 +472,8 @@ class JoinHandler(_Base):
         msgs = {k: t(f"poll.js.{k}", lang) for k in (
             "sent_local", "sent_central", "already", "closed", "bad", "gone", "failed",
             "pick", "value_bad", "value_sent", "mine", "ledger", "ended", "store")}
+        msgs.update({k: t(f"roster.{k}", lang) for k in (
+            "already_sent", "not_joined", "full", "too_many")})
         data = " ".join(f'data-msg-{k.replace("_", "-")}="{_e(v)}"' for k, v in msgs.items())
         body = (f'<section class="dp-join" data-room="{_e(code)}" data-state="{_e(state)}" '
                 f'data-answer="{_e(href("/join/answer"))}" data-value="{_e(href("/join/value"))}" '

@@ -124,7 +124,7 @@ def test_forty_students_answer_a_local_poll(browser: Any, server: Server, teache
     # ---- what left the browsers: only the randomized option, nothing else -----------------
     assert len(sent) == STUDENTS
     for body in sent:
-        assert set(body) == {"room", "poll", "sid", "sent"}, body
+        assert set(body) == {"room", "poll", "sent"}, body
         assert body["sent"] in ("yes", "no")
     assert other == [] or all("/join/state?" in u or "/join?room=" in u for u in other)
     yes = sum(b["sent"] == "yes" for b in sent)
@@ -142,7 +142,7 @@ def test_forty_students_answer_a_local_poll(browser: Any, server: Server, teache
     lo, hi = data["ci95"]
     assert 0 <= lo <= hi <= 1
     log = server.log_text()  # nothing a student sent is in the server's log
-    assert all(b["sid"] not in log for b in sent) and '"sent"' not in log
+    assert '"sent"' not in log and "dplab_student" not in log
     expect(teacher.locator(".dp-poll-n")).to_contain_text(f"{STUDENTS} answers")
     expect(teacher.locator(".dp-poll-width-plot")).to_be_visible()
     expect(teacher.locator(".dp-poll-compare")).to_contain_text("narrower")

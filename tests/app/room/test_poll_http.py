@@ -29,9 +29,16 @@ class Client:
         self.cookie = ""
         self.devices: dict[tuple[str, int], dict[str, str]] = {}
 
-    async def fetch(self, path: str, method: str = "GET", body: str | None = None,
-                    teacher: bool = False, origin: str | None = "self",
-                    ctype: str | None = None, cookies: dict[str, str] | None = None) -> Any:
+    async def fetch(
+        self,
+        path: str,
+        method: str = "GET",
+        body: str | None = None,
+        teacher: bool = False,
+        origin: str | None = "self",
+        ctype: str | None = None,
+        cookies: dict[str, str] | None = None,
+    ) -> Any:
         headers = {"Accept-Language": "en"}
         jar = dict(cookies or {})
         if teacher and self.cookie:
@@ -42,8 +49,9 @@ class Client:
             headers["Origin"] = self.base if origin == "self" else origin
         if ctype:
             headers["Content-Type"] = ctype
-        req = HTTPRequest(self.base + path, method=method, body=body, headers=headers,
-                          follow_redirects=False)
+        req = HTTPRequest(
+            self.base + path, method=method, body=body, headers=headers, follow_redirects=False
+        )
         try:
             return await AsyncHTTPClient().fetch(req)
         except HTTPClientError as exc:
@@ -63,8 +71,12 @@ class Client:
     async def act(self, code: str, action: str, csrf: str, **form: str) -> Any:
         from urllib.parse import urlencode
 
-        return await self.fetch(f"/teach/rooms/{code}/{action}?lang=en", "POST",
-                                urlencode({"csrf": csrf, **form}), teacher=True)
+        return await self.fetch(
+            f"/teach/rooms/{code}/{action}?lang=en",
+            "POST",
+            urlencode({"csrf": csrf, **form}),
+            teacher=True,
+        )
 
     async def device(self, code: str, i: int) -> dict[str, str]:
         """Student device ``i`` of room ``code``: its cookies after opening the class page."""
@@ -75,10 +87,21 @@ class Client:
             self.devices[key] = cookies_of(r)
         return self.devices[key]
 
-    async def send(self, what: str, payload: dict[str, Any], device: dict[str, str],
-                   origin: str | None = "self") -> Any:
-        return await self.fetch(f"/join/{what}", "POST", json.dumps(payload), origin=origin,
-                                ctype="application/json", cookies=device)
+    async def send(
+        self,
+        what: str,
+        payload: dict[str, Any],
+        device: dict[str, str],
+        origin: str | None = "self",
+    ) -> Any:
+        return await self.fetch(
+            f"/join/{what}",
+            "POST",
+            json.dumps(payload),
+            origin=origin,
+            ctype="application/json",
+            cookies=device,
+        )
 
     async def api(self, code: str, tail: str = "polls/current", teacher: bool = True) -> Any:
         return await self.fetch(f"/teach/api/rooms/{code}/{tail}", teacher=teacher)
@@ -98,8 +121,9 @@ async def _serve(store: RoomStore) -> AsyncIterator[Client]:
         set_hub(None)
 
 
-def run_with(store: RoomStore, body: Callable[[Client], Awaitable[None]],
-             monkeypatch: pytest.MonkeyPatch) -> None:
+def run_with(
+    store: RoomStore, body: Callable[[Client], Awaitable[None]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(tokens.ENV_TOKEN, TOKEN)
 
     async def main() -> None:
@@ -130,21 +154,23 @@ async def _poll_flow(c: Client) -> None:
     code = await c.sign_in()
     csrf = await c.csrf(code)
     # ---- bad input: a message at the field, nothing opened --------------------------------
-    for form, field in ((dict(eps="0", preset="homework"), "dp-err-eps"),
-                        (dict(eps="11", preset="homework"), "dp-err-eps"),
-                        (dict(eps="abc", preset="homework"), "dp-err-eps"),
-                        (dict(eps="1", preset="", question=""), "dp-err-question"),
-                        (dict(eps="1", question="x" * 301), "dp-err-question"),
-                        (dict(eps="1", preset="homework", kind="choice", choices="a\nb"),
-                         "dp-err-choices")):
+    for form, field in (
+        (dict(eps="0", preset="homework"), "dp-err-eps"),
+        (dict(eps="11", preset="homework"), "dp-err-eps"),
+        (dict(eps="abc", preset="homework"), "dp-err-eps"),
+        (dict(eps="1", preset="", question=""), "dp-err-question"),
+        (dict(eps="1", question="x" * 301), "dp-err-question"),
+        (dict(eps="1", preset="homework", kind="choice", choices="a\nb"), "dp-err-choices"),
+    ):
         r = await c.act(code, "poll-open", csrf, **form)
         assert r.code == 400, form
         page = r.body.decode()
         assert f'id="{field}"' in page and 'aria-invalid="true"' in page, form
     assert json.loads((await c.api(code)).body)["poll"] is None
     # ---- a student may not open, close or read ----------------------------------------------
-    assert (await c.fetch(f"/teach/rooms/{code}/poll-open", "POST",
-                          "csrf=x&eps=1&preset=homework")).code == 403
+    assert (
+        await c.fetch(f"/teach/rooms/{code}/poll-open", "POST", "csrf=x&eps=1&preset=homework")
+    ).code == 403
     assert (await c.fetch(f"/teach/rooms/{code}/poll-close", "POST", "csrf=x")).code == 403
     assert (await c.api(code, teacher=False)).code == 403
     assert (await c.api(code, "cdf", teacher=False)).code == 403
@@ -158,23 +184,44 @@ async def _poll_flow(c: Client) -> None:
     assert 'class="dp-poll-option"' in st["poll_html"] and 'value="yes"' in st["poll_html"]
     assert "75 %" in st["poll_html"] and "3 times" in st["poll_html"]
     for i in range(30):
-        r = await c.send("answer", {"room": code, "poll": pid, "sent": "yes" if i < 20 else "no"}, await c.device(code, i))
+        r = await c.send(
+            "answer",
+            {"room": code, "poll": pid, "sent": "yes" if i < 20 else "no"},
+            await c.device(code, i),
+        )
         assert r.code == 200
     r = await c.send("answer", {"room": code, "poll": pid, "sent": "no"}, await c.device(code, 0))
     assert r.code == 409 and json.loads(r.body)["error"] == "already"
     for bad in ("maybe", 1, None, True):
-        r = await c.send("answer", {"room": code, "poll": pid, "sent": bad}, await c.device(code, 99))
+        r = await c.send(
+            "answer", {"room": code, "poll": pid, "sent": bad}, await c.device(code, 99)
+        )
         assert r.code == 400, bad
     # a made-up id, an extra field, a forged or another room's credential: refused
-    assert (await c.send("answer", {"room": code, "poll": pid, "sid": sid(7), "sent": "yes"},
-                         await c.device(code, 7))).code == 400
-    assert (await c.send("answer", {"room": code, "poll": pid, "sent": "yes"},
-                         {"dplab_student": f"{code}:{sid(5)[:24]}.9999999999.{'0' * 32}"})
-            ).code == 403
+    assert (
+        await c.send(
+            "answer",
+            {"room": code, "poll": pid, "sid": sid(7), "sent": "yes"},
+            await c.device(code, 7),
+        )
+    ).code == 400
+    assert (
+        await c.send(
+            "answer",
+            {"room": code, "poll": pid, "sent": "yes"},
+            {"dplab_student": f"{code}:{sid(5)[:24]}.9999999999.{'0' * 32}"},
+        )
+    ).code == 403
     assert (await c.send("answer", {"room": code, "poll": pid, "sent": "yes"}, {})).code == 403
     # another site's page cannot make a student's browser answer
-    assert (await c.send("answer", {"room": code, "poll": pid, "sent": "yes"}, await c.device(code, 98),
-                         origin="http://evil.example")).code == 403
+    assert (
+        await c.send(
+            "answer",
+            {"room": code, "poll": pid, "sent": "yes"},
+            await c.device(code, 98),
+            origin="http://evil.example",
+        )
+    ).code == 403
     data = json.loads((await c.api(code)).body)
     assert data["model"] == "local" and data["n"] == 30
     assert data["reported"] == {"yes": 20, "no": 10}
@@ -189,8 +236,9 @@ async def _poll_flow(c: Client) -> None:
     # (the poll's id is random hex and may contain "20": look at everything else)
     shown = {k: v for k, v in st["poll"].items() if k != "id"}
     assert "reported" not in json.dumps(st) and "20" not in json.dumps(shown), shown
-    csv_text = (await c.fetch(f"/teach/api/rooms/{code}/polls/current?format=csv",
-                              teacher=True)).body.decode()
+    csv_text = (
+        await c.fetch(f"/teach/api/rooms/{code}/polls/current?format=csv", teacher=True)
+    ).body.decode()
     assert csv_text.splitlines()[0].startswith("question,model,eps")
     assert len(csv_text.splitlines()) == 3
     # ---- close: no more answers ----------------------------------------------------------
@@ -198,14 +246,28 @@ async def _poll_flow(c: Client) -> None:
     r = await c.send("answer", {"room": code, "poll": pid, "sent": "yes"}, await c.device(code, 50))
     assert r.code == 409 and json.loads(r.body)["error"] == "closed"
     # ---- the same question, central model: released once, noisy, at close -----------------
-    r = await c.act(code, "poll-open", csrf, preset="homework", eps="1.098612", model="central",
-                    delta="1e-5", mech="gaussian")
+    r = await c.act(
+        code,
+        "poll-open",
+        csrf,
+        preset="homework",
+        eps="1.098612",
+        model="central",
+        delta="1e-5",
+        mech="gaussian",
+    )
     assert r.code == 303
     st = json.loads((await c.fetch(f"/join/state?room={code}&lang=en")).body)
     cid = st["poll"]["id"]
     assert st["poll"]["model"] == "central" and "true answer" in st["poll_html"]
     for i in range(12):
-        assert (await c.send("answer", {"room": code, "poll": cid, "sent": "yes" if i < 6 else "no"}, await c.device(code, i))).code == 200
+        assert (
+            await c.send(
+                "answer",
+                {"room": code, "poll": cid, "sent": "yes" if i < 6 else "no"},
+                await c.device(code, i),
+            )
+        ).code == 200
     d = json.loads((await c.api(code)).body)
     assert d["model"] == "central" and d["estimate"] is None and d["reported"] is None
     await c.act(code, "poll-close", csrf)
@@ -225,26 +287,36 @@ async def _poll_flow(c: Client) -> None:
     st = json.loads((await c.fetch(f"/join/state?room={code}&lang=en")).body)
     aid = st["ask"]["id"]
     for i in range(25):
-        assert (await c.send("value", {"room": code, "ask": aid, "value": 4 + (i % 8)}, await c.device(code, i))).code == 200
+        assert (
+            await c.send(
+                "value", {"room": code, "ask": aid, "value": 4 + (i % 8)}, await c.device(code, i)
+            )
+        ).code == 200
     for bad in (13, -1, "x", None, "nan"):
-        assert (await c.send("value", {"room": code, "ask": aid, "value": bad}, await c.device(code, 90))).code == 400, bad
-    assert (await c.send("value", {"room": code, "ask": aid, "value": 5}, await c.device(code, 0))
-            ).code == 409
+        assert (
+            await c.send(
+                "value", {"room": code, "ask": aid, "value": bad}, await c.device(code, 90)
+            )
+        ).code == 400, bad
+    assert (
+        await c.send("value", {"room": code, "ask": aid, "value": 5}, await c.device(code, 0))
+    ).code == 409
     r = await c.act(code, "cdf-release", csrf, eps="0", delta="1e-5", method="pp")
     assert r.code == 400 and 'id="dp-err-cdf_eps"' in r.body.decode()
-    assert (await c.act(code, "cdf-release", csrf, eps="1", delta="1e-5", method="pp")
-            ).code == 303
+    assert (await c.act(code, "cdf-release", csrf, eps="1", delta="1e-5", method="pp")).code == 303
     cdf = json.loads((await c.api(code, "cdf")).body)
     assert cdf["release"]["n"] == 25 and cdf["release"]["sensitivity"] == pytest.approx(1 / 25)
     assert cdf["ledger"]["count"] == 2 and cdf["ledger"]["rule"] == "gdp"
     assert "NOT PRIVATE" not in cdf["html"] and "truth_html" not in cdf
     st = json.loads((await c.fetch(f"/join/state?room={code}&lang=en")).body)
     assert "dp-cdf-curve" in st["cdf_html"] and "NOT" not in st["cdf_html"]
-    truth = json.loads((await c.fetch(f"/teach/api/rooms/{code}/cdf?truth=1&lang=en",
-                                      teacher=True)).body)
+    truth = json.loads(
+        (await c.fetch(f"/teach/api/rooms/{code}/cdf?truth=1&lang=en", teacher=True)).body
+    )
     assert "NOT PRIVATE" in truth["truth_html"]
     assert "truth_html" not in json.loads(
-        (await c.fetch(f"/teach/api/rooms/{code}/cdf?truth=1", teacher=False)).body)
+        (await c.fetch(f"/teach/api/rooms/{code}/cdf?truth=1", teacher=False)).body
+    )
     # ---- the student's class page: plain HTML, the poll script, no Bokeh -------------------
     page = (await c.fetch(f"/join?room={code}&lang=en")).body.decode()
     assert "dplab-poll.js" in page and "bokeh" not in page.lower()
@@ -269,6 +341,5 @@ def test_polls_and_class_cdf_in_process(monkeypatch: pytest.MonkeyPatch) -> None
     run_with(MemoryStore(600), _poll_flow, monkeypatch)
 
 
-def test_polls_and_class_cdf_on_redis(monkeypatch: pytest.MonkeyPatch,
-                                      redis_server: Any) -> None:
+def test_polls_and_class_cdf_on_redis(monkeypatch: pytest.MonkeyPatch, redis_server: Any) -> None:
     run_with(RedisStore(redis_server.url, 600), _poll_flow, monkeypatch)
