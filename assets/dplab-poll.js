@@ -57,7 +57,19 @@
   function load() {
     try { return JSON.parse(store.getItem(key) || "{}") || {}; } catch (e) { return {}; }
   }
-  function save(s) { try { store.setItem(key, JSON.stringify(s)); } catch (e) { /* full */ } }
+  // Other tabs of this browser write the same entry: take what they added before writing.
+  function save(s) {
+    var cur = load();
+    ["polls", "reports"].forEach(function (name) {
+      var theirs = cur[name] || {};
+      s[name] = s[name] || {};
+      Object.keys(theirs).forEach(function (id) {
+        if (!Object.prototype.hasOwnProperty.call(s[name], id)) { s[name][id] = theirs[id]; }
+      });
+    });
+    if (!s.value && cur.value) { s.value = cur.value; }
+    try { store.setItem(key, JSON.stringify(s)); } catch (e) { /* full */ }
+  }
   var mine = load();
   mine.polls = mine.polls || {};
   mine.reports = mine.reports || {}; // poll id -> the report drawn for it (sent or to resend)
@@ -135,6 +147,12 @@
       var yesno = form.getAttribute("data-kind") === "yesno";
       var inputs = form.querySelectorAll("input.dp-poll-option");
       var options = Array.prototype.map.call(inputs, function (i) { return i.value; });
+      var now = load().reports || {};
+      if (pending === null && Object.prototype.hasOwnProperty.call(now, id)) {
+        pending = now[id]; // another tab of this browser drew it: send that one, never a new one
+        mine.reports[id] = pending;
+        lockInputs();
+      }
       if (pending === null) {
         var chosen = form.querySelector("input.dp-poll-option:checked");
         if (!chosen) { status.textContent = msg("pick"); return; }
@@ -252,10 +270,13 @@
   var seen = { poll: null, ask: null, cdf: null };
   var delay = 2000;
   function tick() {
+    // whether the class answered: assets/dplab-reconnect.js says "lost" / "back" on the page
+    var said = window.dplabReconnect ? window.dplabReconnect.classState : function () {};
     fetch(stateUrl, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+      said(r.status < 500);
       if (r.status === 404) { return { ended: true }; }
       return r.ok ? r.json() : null;
-    }).then(function (d) {
+    }, function (e) { said(false); throw e; }).then(function (d) {
       if (!d) { delay = Math.min(10000, delay * 2); return; }
       delay = 2000;
       if (d.ended) {
