@@ -74,7 +74,7 @@ class _Base(tornado.web.RequestHandler):
         self.finish(shell_html.document(
             lang=lang, kept=kept, notices=notices, path=path, title=title, body=body,
             extra_query=extra, css=[asset_url("dplab-room.css"), asset_url("dplab-room-dist.css"),
-                                    asset_url("dplab-poll.css")],
+                                    asset_url("dplab-poll.css"), asset_url("dplab-reconnect.css")],
             scripts=scripts))
 
     def query(self, lang: str, kept: dict[str, str], **more: str) -> str:
@@ -467,6 +467,8 @@ class JoinHandler(_Base):
     def class_page(self, code: str, lang: str, kept: dict[str, str], notices: list[str]) -> None:
         """The class's page for a student: the lab link, the open poll or number question and
         the released CDF, refreshed by assets/dplab-poll.js (no Bokeh session)."""
+        from app.room import connection
+
         lab = href("/lab") + self.query(lang, kept, room=code)
         state = href("/join/state") + "?" + urlencode({"room": code, "lang": lang})
         msgs = {k: t(f"poll.js.{k}", lang) for k in (
@@ -479,6 +481,8 @@ class JoinHandler(_Base):
                 f'data-answer="{_e(href("/join/answer"))}" data-value="{_e(href("/join/value"))}" '
                 f'data-yes="{_e(t("poll.yes", lang))}" data-no="{_e(t("poll.no", lang))}" {data}>'
                 f'<h1>{_e(t("poll.join.title", lang, code=code))}</h1>'
+                # "the class is lost" / "back" go here (assets/dplab-reconnect.js)
+                f'{connection.data_html(lang, "class")}'
                 f'<p><a class="dp-room-btn dp-join-lab" href="{_e(lab)}">'
                 f'{_e(t("poll.join.lab", lang))}</a></p>'
                 f'<noscript><p class="dp-room-error">{_e(t("poll.join.noscript", lang))}</p>'
@@ -495,7 +499,8 @@ class JoinHandler(_Base):
                 f'<p class="dp-room-small">{_e(t("room.join.private", lang))}</p></section>'
                 f'</section>')
         self.page(200, lang, kept, notices, "/join", t("poll.join.title", lang, code=code), body,
-                  extra={"room": code}, scripts=(asset_url("dplab-poll.js"),))
+                  extra={"room": code},
+                  scripts=(asset_url("dplab-reconnect.js"), asset_url("dplab-poll.js")))
 
 
 def routes(https: bool = False) -> list[tuple[str, type[tornado.web.RequestHandler], Any]]:
