@@ -299,6 +299,21 @@ async def _tour_ask_and_reveal(base: str) -> None:
         await tab.wait_text("dp-room-banner", lambda t, n=needle: n in html.unescape(t), 15)
     data = await until_api(base, code, cookie, lambda d: d["answers"] >= 2)
     assert data["counts"] == [1, 1]
+    # another tab of student a (the same browser: the same student credential) is refused and
+    # shows a's answer on record
+    student_a = next(v.split(";", 1)[0].split("=", 1)[1].strip('"')
+                     for v in a.page.headers.get_list("Set-Cookie")
+                     if v.startswith("dplab_student="))
+    a2 = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=en",
+                                 extra_cookies={"dplab_student": student_a})
+    assert not any(v.startswith("dplab_student=") for v in a2.page.headers.get_list("Set-Cookie"))
+    a2_opts = last_ids(a2, "dp-tour-option-")
+    await asyncio.wait_for(await a2._patch([click(a2_opts["dp-tour-option-0"])]), 10)
+    await a2.wait_text("dp-room-banner", lambda t: 'already answered. What it sent: fail'
+                       in html.unescape(t), 15)
+    await a2.close()
+    data = await until_api(base, code, cookie, lambda d: d["answers"] > 2, timeout=2)
+    assert data["counts"] == [1, 1]
     # a second answer from the same student (their earlier option, sent again) is not counted
     with contextlib.suppress(Exception):
         await asyncio.wait_for(await a._patch([click(a_opts["dp-tour-option-0"])]), 10)
