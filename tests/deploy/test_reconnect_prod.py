@@ -73,6 +73,10 @@ def _context(browser: Any, prod: Prod, lang: str, worker: str) -> Any:
     ctx.set_default_timeout(60_000)
     # the balancer's affinity cookie: this student's pages go to ``worker``
     ctx.add_cookies([{"name": "dplab_w", "value": worker, "url": prod.base + "/"}])
+    # what the Content-Security-Policy refuses, on every page this context loads
+    ctx.add_init_script("window.__csp = []; document.addEventListener("
+                        "'securitypolicyviolation', e => window.__csp.push(e.violatedDirective"
+                        " + ' ' + e.blockedURI));")
     return ctx
 
 
@@ -208,6 +212,8 @@ def test_a_killed_workers_students_are_told_and_follow_again(
         expect(inner_ko).to_be_visible(timeout=120_000)
         expect(inner_ko).to_contain_text("혼자 탐색하는 중입니다")
         assert len(loads["en"]) >= 3 and len(loads["ko"]) >= 3, loads
+        for pg in (en, ko, join):  # the script is allowed by the policy (and so is the rest)
+            assert pg.evaluate("window.__csp") == [], pg.url
         assert errors == [], errors
     finally:
         for c in contexts:
