@@ -70,6 +70,9 @@ from _common import (  # noqa: E402
 from classroom_load import gc_pauses, loadavg, machine_busy, proc_sample  # noqa: E402
 
 TARGET_RATIO = 2.0  # issue 37: real followers' p95 <= 2x their one-follower baseline
+# A task of a thread's scheduler in Chromium's trace (category "toplevel"); the other toplevel
+# events (e.g. "Receive mojo message") run inside one.
+TRACE_TASK = "ThreadControllerImpl::RunTask"
 
 # Before any page script: a `message` listener on every websocket, registered before BokehJS's
 # own handler, notes when a frame that carries the card's σ reached the page's JavaScript;
@@ -150,7 +153,7 @@ JS_WAIT = r"""([want, since, timeout]) => new Promise(resolve => {
         .map(([s, d]) => [s + off, d]);
       resolve({dom: c[1], paint: c[2], frame: f ? f[0] : null, long});
     } else if (Date.now() - t0 > timeout) resolve(null);
-    else setTimeout(tick, 5);
+    else setTimeout(tick, 25);  // (the times come from the observer, not from this poll)
   };
   tick();
 })"""
@@ -277,7 +280,7 @@ def renderer_busy(trace: Any, sent_pc: Sequence[float], interval: float,
     tasks: dict[Any, list[tuple[float, float]]] = {}
     for e in events:
         key = (e.get("pid"), e.get("tid"))
-        if e.get("ph") == "X" and key in mains and "toplevel" in str(e.get("cat", "")):
+        if e.get("ph") == "X" and key in mains and e.get("name") == TRACE_TASK:
             t = float(e["ts"]) / 1e6
             tasks.setdefault(key, []).append((t, t + float(e.get("dur", 0)) / 1e6))
     card = pct(list(card_s), 0.5) if card_s else 0.0

@@ -92,3 +92,27 @@ def test_pools_full_needs_every_worker_of_serve_prod() -> None:
     assert rf.pools_full(two + "lab pages built ahead: ko 100\n" * 2)
     assert rf.pools_full("lab pages built ahead: ko 24\n")  # one process
     assert not rf.pools_full("")
+
+
+def test_renderer_busy_counts_the_main_threads_tasks_per_move() -> None:
+    def task(pid: int, tid: int, start_s: float, dur_ms: float,
+             name: str = rf.TRACE_TASK) -> dict[str, object]:
+        return {"ph": "X", "pid": pid, "tid": tid, "name": name, "cat": "toplevel",
+                "ts": start_s * 1e6, "dur": dur_ms * 1e3}
+
+    meta = [{"ph": "M", "name": "thread_name", "pid": p, "tid": 1,
+             "args": {"name": "CrRendererMain"}} for p in (10, 20)]
+    meta.append({"ph": "M", "name": "thread_name", "pid": 10, "tid": 2,
+                 "args": {"name": "Compositor"}})
+    events = [*meta,
+              task(10, 1, 100.01, 5), task(10, 1, 100.5, 300),  # move 1: 5 ms before the card
+              task(10, 1, 100.5, 200, "Receive mojo message"),  # inside a task: not counted
+              task(10, 2, 100.5, 900),  # another thread: not counted
+              task(20, 1, 101.9, 100),  # the end of move 1's window
+              task(10, 1, 102.2, 100)]  # move 2
+    r = rf.renderer_busy({"traceEvents": events}, [100.0, 102.0], 2.0, card_s=[0.05])
+    assert r["renderers"] == 2
+    # per (renderer, move): 305, 100 (page 10); 100, 0 (page 20)
+    assert r["busy_ms_per_move"] == pytest.approx(100.0)
+    assert r["busy_ms_before_card"] == pytest.approx(0.0)  # median of 5, 0, 0, 0
+    assert rf.renderer_busy([], [1.0], 2.0)["renderers"] == 0
