@@ -65,6 +65,9 @@ class RoomHub:
         self._recovering: asyncio.Lock | None = None
         self._waiting: dict[str, asyncio.Task[None]] = {}  # rooms lost in a restart
         self._restarted_at: float | None = None  # time.monotonic() when a restart was seen
+        # code -> what a teacher page on this process last read of the room (its poll, number
+        # question, ledger, lock, ...): written back or named as lost after a store restart
+        self.watched: dict[str, dict[str, Any]] = {}
 
     # ---- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
@@ -136,8 +139,9 @@ class RoomHub:
             if restarted:
                 self._restarted_at = time.monotonic()
                 log.warning("room store restarted: writing back the rooms held here")
-                for code in list(self.members):
+                for code in self._held():
                     await self._restore(code)
+                    await self._note_lost(code)
             self._set_ok(True)
             await self._resync(restarted)
 
@@ -152,6 +156,57 @@ class RoomHub:
         return await self.store.restore(
             code, {"created": str(int(time.time())), "restored": "1"},
             {"seq": str(int(msg["seq"])), "state": text})
+
+    def _held(self) -> list[str]:
+        """Rooms this process writes back after a restart: those its labs are in and those a
+        teacher page here has read within the room's lifetime."""
+        now = time.monotonic()
+        for code in [c for c, w in self.watched.items() if now - w["t"] > self.store.ttl_s]:
+            del self.watched[code]
+        return list(dict.fromkeys([*self.members, *self.watched]))
+
+    def watch(self, code: str, **seen: Any) -> None:
+        """A teacher page here read room ``code``: keep what it saw (``poll``, ``poll_n``,
+        ``ask``, ``ask_n``, ``question_n``, ``release``, ``ledger``, ``past``, ``locked``,
+        ``size``) for :meth:`_note_lost` after a store restart."""
+        w = self.watched.setdefault(code, {})
+        w.update(seen)
+        w["t"] = time.monotonic()
+
+    async def _note_lost(self, code: str) -> None:
+        """After a restart wrote room ``code`` back (only its state message): put back what a
+        teacher page here saw that is safe to repeat (the privacy ledger of central releases,
+        the closed polls' published results, the room lock and class size), and name in the
+        room's ``lost`` hash what cannot come back (the open poll and its answers, the number
+        question and its values, the question's answers), each with what reopening it needs.
+        The first process to write a field wins."""
+        w = self.watched.get(code)
+        if not w or not await self.store.exists(code):
+            return
+        at = json.dumps(time.time())
+        msg = self.latest.get(code) or {}
+        q = msg.get("question")
+        lost: dict[str, Any] = {}
+        if w.get("poll") and await self.store.get(code, "poll") is None:
+            lost["poll"] = {"poll": w["poll"], "n": int(w.get("poll_n") or 0)}
+        if w.get("ask") and await self.store.get(code, "ask") is None:
+            lost["ask"] = {"ask": w["ask"], "n": int(w.get("ask_n") or 0)}
+        if w.get("release") and await self.store.get(code, "cdf") is None:
+            lost["release"] = w["release"]
+        if q and int(w.get("question_n") or 0) and w.get("question_id") == q.get("id"):
+            lost["question"] = {"id": q["id"], "n": int(w["question_n"])}
+        for name, value in lost.items():
+            await self.store.hsetnx(code, "lost", name, json.dumps(value, ensure_ascii=False))
+        if lost:
+            await self.store.hsetnx(code, "lost", "at", at)
+        for sid, step in (w.get("ledger") or {}).items():
+            await self.store.hsetnx(code, "ledger", sid, json.dumps(step, ensure_ascii=False))
+        for pid, res in (w.get("past") or {}).items():
+            await self.store.hsetnx(code, "polls", pid, json.dumps(res, ensure_ascii=False))
+        if w.get("locked") and await self.store.get(code, "locked") is None:
+            await roster.set_locked(self.store, code, True)
+        if w.get("size") and await self.store.get(code, "size") is None:
+            await roster.set_size(self.store, code, int(w["size"]))
 
     async def _resync(self, restarted: bool = False) -> None:
         """After the store came back: every room with labs here gets its current state."""
@@ -188,6 +243,15 @@ class RoomHub:
             self._dispatch(code, ended_message())
 
         self._waiting[code] = asyncio.get_event_loop().create_task(wait())
+
+    async def check_restart(self) -> None:
+        """A teacher page's read: when the store restarted since this process last reached it,
+        recover now (write back and note what was lost) rather than at the next count tick.
+        Raises :class:`StoreDown`."""
+        if self._epoch is None:
+            self._epoch = await self.store.epoch()
+        elif await self.store.epoch() != self._epoch:
+            await self._recover()
 
     async def being_restored(self, code: str) -> bool:
         """For a page that did not find room ``code``: True while the rooms lost in a store
@@ -285,7 +349,7 @@ class RoomHub:
         msg = parse_message(text)
         if msg is None or msg["type"] != "state":
             return None
-        if code in self.members:  # what this process can write back after a restart
+        if code in self.members or code in self.watched:  # written back after a restart
             old = self.latest.get(code)
             if old is None or old["seq"] <= msg["seq"]:
                 self.latest[code] = msg

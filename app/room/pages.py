@@ -19,18 +19,16 @@ import asyncio
 import html
 import json
 import logging
-import time
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import tornado.web
 
-from app.room import codes, guard, poll_pages, roster, tokens
+from app.room import codes, guard, poll_pages, roster, teach_view, tokens
 from app.room.hub import get_hub
 from app.room.poll import PollError
 from app.room.questions import question_text, quiz_refs
 from app.room.render import distribution_html, qr_svg
-from app.room.state import RoomView
 from app.room.store import StoreDown
 from app.shell import html as shell_html
 from app.shell.assets import asset_url
@@ -152,20 +150,37 @@ class TeachHandler(_Base):
                 f'{_e(t("room.teach.create", lang))}</button></form></section>')
         self.page(status, lang, kept, notices, "/teach", t("room.teach.title", lang), body)
 
+    def query(self, lang: str, kept: dict[str, str], **more: str) -> str:
+        # The presenter panel in large type (``size=large&panel=1``) stays the panel after
+        # each of its buttons (without ``panel`` a large room page is the projector).
+        if self.get_query_argument("panel", "") == "1" and "panel" not in more:
+            more = {**more, "panel": "1"}
+        return super().query(lang, kept, **more)
+
     async def room_page(self, code: str, lang: str, kept: dict[str, str],
                         notices: list[str], errors: dict[str, str] | None = None,
                         form: dict[str, str] | None = None, status: int = 200) -> None:
-        hub = get_hub()
-        view = await load_view(code)
+        """The projector (``size=large``) or the presenter panel (otherwise, and with
+        ``panel=1``): app/room/teach_view.py."""
+        data = await teach_view.gather(code)
+        addr = teach_view.join_address(self.request.protocol, self.request.host, code)
+        links = teach_view.urls(code, lang, kept)
+        title = t("room.page_title", lang, code=code)
+        if kept.get("size") == "large" and self.get_query_argument("panel", "") != "1":
+            body = teach_view.projector_body(data, addr, lang, links["panel"], links["api"])
+            self.page(status, lang, kept, notices, "/teach", title, body, extra={"room": code},
+                      scripts=(asset_url("dplab-teach.js"),))
+            return
+        view = data.view
         cookie = self.get_cookie(tokens.COOKIE) or ""
         csrf = tokens.csrf_token(cookie)
-        base = f"{self.request.protocol}://{self.request.host}"
-        join = base + href("/join") + "?" + urlencode({"room": code})
         lab = href("/lab") + "?" + urlencode({"room": code, "lang": lang, "size": "large"})
 
+        def url(name: str) -> str:
+            return href(f"/teach/rooms/{code}/{name}") + self.query(lang, kept)
+
         def action(name: str, label: str, cls: str = "", extra: str = "") -> str:
-            return (f'<form method="post" class="dp-room-action" action="'
-                    f'{_e(href(f"/teach/rooms/{code}/{name}") + self.query(lang, kept))}">'
+            return (f'<form method="post" class="dp-room-action" action="{_e(url(name))}">'
                     f'<input type="hidden" name="csrf" value="{_e(csrf)}">{extra}'
                     f'<button type="submit" class="dp-room-btn dp-room-{name}-btn {cls}">'
                     f"{_e(label)}</button></form>")
@@ -177,29 +192,38 @@ class TeachHandler(_Base):
                        f'<select id="dp-room-quiz" name="ref">{quiz_opts}</select>')
         q = view.question
         qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
-        count = t("room.count", lang, connected=view.connected, following=view.following)
+        count = teach_view.counts_text(data, lang)
         step = int((view.snap or {}).get("tour") or 0)
         step_text = t("room.step", lang, step=step) if step else t("room.no_step", lang)
-        api = href(f"/teach/api/rooms/{code}") + "?" + urlencode({"lang": lang})
+        panel = {"panel": "1"} if self.get_query_argument("panel", "") == "1" else {}
+        api = href(f"/teach/api/rooms/{code}") + "?" + urlencode({"lang": lang, **kept, **panel})
         code_aria = t("room.code_aria", lang, code=" ".join(code))
         dist = distribution_html(qt, view.counts, bool(q and q.get("revealed")), lang)
-        sections = poll_pages.teacher_sections(
-            code, lang, lambda name: href(f"/teach/rooms/{code}/{name}") + self.query(lang, kept),
-            csrf, errors, form)
+        answered = teach_view.answered_text(view.answers, data.joined, lang) if q else ""
+        sections = poll_pages.teacher_sections(code, lang, url, csrf, errors, form)
+        roster_box = teach_view.roster_html(data, lang, url, csrf, errors, form)
+        lost = teach_view.lost_html(data.lost, lang, url, csrf)
+        proj_label = t("room.proj.open", lang)
         body = f"""
 <section class="dp-room" data-api="{_e(api)}">
   <div class="dp-room-join">
     <p class="dp-room-label">{_e(t("room.code_label", lang))}</p>
     <p class="dp-room-code" aria-label="{_e(code_aria)}">{_e(code)}</p>
-    <p class="dp-room-address">{_e(t("room.join_at", lang))} <a href="{_e(join)}">{_e(join)}</a></p>
-    <div class="dp-room-qr-box">{qr_svg(join, t("room.qr_title", lang, address=join))}</div>
+    {teach_view.address_html(addr, lang)}
+    {teach_view.loopback_html(addr, lang)}
+    <div class="dp-room-qr-box">{qr_svg(addr.url, t("room.qr_title", lang, address=addr.url))}</div>
   </div>
   <div class="dp-room-panel">
     <p class="dp-room-error dp-room-store" role="alert" hidden></p>
+    <div class="dp-room-lost-box">{lost}</div>
+    <p class="dp-room-projector"><a class="dp-room-btn dp-room-primary dp-room-open-projector"
+       href="{_e(links["projector"])}" target="dp-teach-projector">{_e(proj_label)}</a>
+       <span class="dp-room-small">{_e(t("room.proj.open_note", lang))}</span></p>
     <p class="dp-room-count" aria-live="polite">{_e(count)}</p>
+    <div class="dp-room-roster-box">{roster_box}</div>
     <p class="dp-room-step">{_e(step_text)}</p>
     <div class="dp-room-actions">
-      <a class="dp-room-btn dp-room-primary dp-room-open-lab" href="{_e(lab)}" target="_blank"
+      <a class="dp-room-btn dp-room-open-lab" href="{_e(lab)}" target="_blank"
          rel="noopener">{_e(t("room.open_lab", lang))}</a>
       {action("tour", t("room.start_tour", lang))}
       {action("ask", t("room.ask", lang), "dp-room-primary")}
@@ -208,6 +232,7 @@ class TeachHandler(_Base):
     <div class="dp-room-actions dp-room-quiz">
       {action("quiz", t("room.quiz.ask", lang), "", quiz_select)}
     </div>
+    <p class="dp-room-answered">{_e(answered)}</p>
     <div class="dp-room-dist-box">{dist}</div>
     <div class="dp-room-actions dp-room-end">
       {action("end", t("room.end", lang), "dp-room-danger")}
@@ -215,9 +240,7 @@ class TeachHandler(_Base):
     </div>
   </div>
 </section>{sections}"""
-        del hub
-        self.page(status, lang, kept, notices, "/teach", t("room.page_title", lang, code=code),
-                  body, extra={"room": code},
+        self.page(status, lang, kept, notices, "/teach", title, body, extra={"room": code},
                   scripts=(asset_url("dplab-teach.js"), asset_url("dplab-poll-teach.js")))
 
     async def post(self) -> None:
@@ -260,17 +283,6 @@ def _quiz_label(ref: str, lang: str) -> str:
     return text if len(text) <= 90 else text[:88] + "…"
 
 
-async def load_view(code: str) -> RoomView:
-    hub = get_hub()
-    view = RoomView(code=code)
-    await hub.know_epoch()
-    state = await hub.state(code)
-    q = (state or {}).get("question")
-    answers = await hub.store.hgetall(code, f"answers:{q['id']}") if q else {}
-    view.load(state, await hub.store.hgetall(code, "workers"), answers, time.time())
-    return view
-
-
 class RoomActionHandler(TeachHandler):
     async def post(self, code_text: str, action: str) -> None:  # type: ignore[override]
         lang, kept, notices = self.opts()
@@ -286,7 +298,7 @@ class RoomActionHandler(TeachHandler):
         if action in poll_pages.POLL_ACTIONS:
             args = {k: self.get_body_argument(k, "") for k in
                     ("question", "preset", "eps", "model", "delta", "mech", "kind", "choices",
-                     "lo", "hi", "unit", "method")}
+                     "lo", "hi", "unit", "method", "reopen")}
             try:
                 if not await hub.store.exists(code):
                     self.start_page(lang, kept, [*notices, t("room.teach.no_room", lang)], 404)
@@ -356,6 +368,10 @@ class RoomActionHandler(TeachHandler):
 
 
 class RoomApiHandler(_Base):
+    """``GET /teach/api/rooms/CODE`` (teacher cookie): the panel's counts, roster, restart
+    notice and the class question's distribution; ``?view=projector``: the projector's counts
+    and items (assets/dplab-teach.js)."""
+
     async def get(self, code_text: str) -> None:
         self.set_header("Cache-Control", "no-store")
         self.set_header("Content-Type", "application/json")
@@ -366,25 +382,50 @@ class RoomApiHandler(_Base):
             return
         lang = self.get_query_argument("lang", "ko")
         lang = lang if lang in ("ko", "en") else "ko"
+        projector = self.get_query_argument("view", "") == "projector"
+        hub = get_hub()
         try:
-            if not await get_hub().store.exists(code) and await get_hub().being_restored(code):
+            await hub.check_restart()
+            if not await hub.store.exists(code) and await hub.being_restored(code):
                 raise StoreDown("the store restarted: the room is being written back")
-            if not await get_hub().store.exists(code):
+            if not await hub.store.exists(code):
                 self.set_status(404)
                 self.finish(json.dumps({"error": "no such room"}))
                 return
-            view = await load_view(code)
+            data = await teach_view.gather(code)
         except StoreDown:
             self.set_status(503)
             self.finish(json.dumps({"error": "store", "message": t("room.store_down", lang)}))
             return
+        view = data.view
+        out = view.as_json()
+        out.update(joined=data.joined, class_pages=data.class_pages, labs=data.labs,
+                   connected=data.connected, locked=bool(data.summary.get("locked")),
+                   size=data.summary.get("size"), refused=data.summary.get("refused", 0),
+                   lost=sorted(k for k in data.lost if k != "at"))
+        if projector:
+            out.update(counts_html=teach_view.counts_html(data, lang),
+                       live_html=teach_view.projector_live_html(data, lang))
+            self.finish(json.dumps(out, ensure_ascii=False))
+            return
         q = view.question
         qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
-        out = view.as_json()
         step = int((view.snap or {}).get("tour") or 0)
+        kept = {k: v for k, v in (("size", self.get_query_argument("size", "")),
+                                  ("theme", self.get_query_argument("theme", "")))
+                if v in ("large", "dark")}
+        csrf = tokens.csrf_token(self.get_cookie(tokens.COOKIE) or "")
+
+        def url(name: str) -> str:
+            more = {"panel": "1"} if self.get_query_argument("panel", "") == "1" else {}
+            return href(f"/teach/rooms/{code}/{name}") + self.query(lang, kept, **more)
+
         out.update(
-            count_text=t("room.count", lang, connected=view.connected, following=view.following),
+            count_text=teach_view.counts_text(data, lang),
             step_text=t("room.step", lang, step=step) if step else t("room.no_step", lang),
+            answered_text=teach_view.answered_text(view.answers, data.joined, lang) if q else "",
+            roster_html=teach_view.roster_html(data, lang, url, csrf),
+            lost_html=teach_view.lost_html(data.lost, lang, url, csrf),
             dist_html=distribution_html(qt, view.counts, bool(q and q.get("revealed")), lang))
         self.finish(json.dumps(out, ensure_ascii=False))
 

@@ -37,7 +37,8 @@ from app.shell.i18n import t
 from app.shell.urls import href
 
 log = logging.getLogger("dplab.room")
-POLL_ACTIONS = ("poll-open", "poll-close", "values-open", "values-close", "cdf-release")
+POLL_ACTIONS = ("poll-open", "poll-close", "values-open", "values-close", "cdf-release",
+                "lost-dismiss")
 STATE_CACHE_S = 0.5
 _state_cache: dict[tuple[str, str], tuple[float, int, str]] = {}
 
@@ -197,7 +198,11 @@ async def do_action(code: str, action: str, args: dict[str, str]) -> None:
         options = P.parse_choices(args.get("choices")) if kind == "choice" else []
         poll = P.new_poll(question=question, preset=preset, eps=eps, model=model, kind=kind,
                           options=options, delta=delta, mech=mech, now=now)
+        reopen = args.get("reopen") or ""
+        if len(reopen) == 12 and all(c in "0123456789abcdef" for c in reopen):
+            poll["reopens"] = reopen  # the poll a store restart lost (its id, for the pages)
         await A.open_poll(store, code, poll)
+        await store.hdel(code, "lost", "poll")  # the restart notice: opened again
     elif action == "poll-close":
         await A.close_poll(store, code)
     elif action == "values-open":
@@ -209,6 +214,9 @@ async def do_action(code: str, action: str, args: dict[str, str]) -> None:
         lo, hi = P.parse_range(args.get("lo"), args.get("hi"))
         await A.open_ask(store, code, P.new_ask(question=question, preset=preset, lo=lo, hi=hi,
                                                 unit=args.get("unit", ""), now=now))
+        await store.hdel(code, "lost", "ask")
+    elif action == "lost-dismiss":
+        await store.remove(code, "lost")
     elif action == "values-close":
         await A.close_ask(store, code)
     elif action == "cdf-release":

@@ -8,12 +8,35 @@ import html
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from app.room import poll as P
 from app.shell.i18n import t
 
 W, H, ML, MR, MT, MB = 640, 300, 56, 16, 14, 46  # the plots' box (SVG user units)
+
+
+@dataclass(frozen=True)
+class Box:
+    """A plot's box in SVG user units; ``cls`` sizes its text (assets/dplab-poll.css)."""
+
+    w: int = W
+    h: int = H
+    ml: int = ML
+    mr: int = MR
+    mt: int = MT
+    mb: int = MB
+    tick_dy: int = 16  # x tick labels below the axis
+    label_x: int = 14  # the y label's centre
+    cls: str = ""
+    ylabel_top: bool = False
+
+
+SMALL = Box()
+# The projector's class CDF: drawn at its own width (1000 px at 1920×1080), so its 28-unit text
+# is 28 px on the screen (at least 24 px, read from the back of a hall).
+LARGE = Box(1000, 500, 118, 28, 64, 100, 40, 30, " dp-plot-big", ylabel_top=True)
 
 
 def _e(x: object) -> str:
@@ -110,31 +133,38 @@ def student_ask_html(ask: Mapping[str, Any] | None, lang: str) -> str:
 # plots
 
 
-def _sx(x: float, lo: float, hi: float) -> float:
-    return ML + (W - ML - MR) * (x - lo) / (hi - lo)
+def _sx(x: float, lo: float, hi: float, b: Box = SMALL) -> float:
+    return b.ml + (b.w - b.ml - b.mr) * (x - lo) / (hi - lo)
 
 
-def _sy(y: float) -> float:
-    return MT + (H - MT - MB) * (1.0 - max(0.0, min(1.0, y)))
+def _sy(y: float, b: Box = SMALL) -> float:
+    return b.mt + (b.h - b.mt - b.mb) * (1.0 - max(0.0, min(1.0, y)))
 
 
 def _axes(xticks: Sequence[tuple[float, str]], yticks: Sequence[tuple[float, str]],
-          xlabel: str, ylabel: str) -> str:
-    parts = [f'<line class="dp-plot-axis" x1="{ML}" y1="{H - MB}" x2="{W - MR}" y2="{H - MB}"/>',
-             f'<line class="dp-plot-axis" x1="{ML}" y1="{MT}" x2="{ML}" y2="{H - MB}"/>']
+          xlabel: str, ylabel: str, b: Box = SMALL) -> str:
+    w, h, ml, mr, mt, mb = b.w, b.h, b.ml, b.mr, b.mt, b.mb
+    parts = [f'<line class="dp-plot-axis" x1="{ml}" y1="{h - mb}" x2="{w - mr}" y2="{h - mb}"/>',
+             f'<line class="dp-plot-axis" x1="{ml}" y1="{mt}" x2="{ml}" y2="{h - mb}"/>']
     for x, lab in xticks:
-        parts.append(f'<line class="dp-plot-grid" x1="{x:.1f}" y1="{MT}" x2="{x:.1f}" '
-                     f'y2="{H - MB}"/><text class="dp-plot-tick" x="{x:.1f}" y="{H - MB + 16}" '
-                     f'text-anchor="middle">{_e(lab)}</text>')
+        parts.append(f'<line class="dp-plot-grid" x1="{x:.1f}" y1="{mt}" x2="{x:.1f}" '
+                     f'y2="{h - mb}"/><text class="dp-plot-tick" x="{x:.1f}" '
+                     f'y="{h - mb + b.tick_dy}" text-anchor="middle">{_e(lab)}</text>')
+    dx, dy = (6, 4) if b is SMALL else (12, 9)
     for y, lab in yticks:
-        parts.append(f'<line class="dp-plot-grid" x1="{ML}" y1="{y:.1f}" x2="{W - MR}" '
-                     f'y2="{y:.1f}"/><text class="dp-plot-tick" x="{ML - 6}" y="{y + 4:.1f}" '
-                     f'text-anchor="end">{_e(lab)}</text>')
-    parts.append(f'<text class="dp-plot-label" x="{(ML + W - MR) / 2}" y="{H - 8}" '
+        parts.append(f'<line class="dp-plot-grid" x1="{ml}" y1="{y:.1f}" x2="{w - mr}" '
+                     f'y2="{y:.1f}"/><text class="dp-plot-tick" x="{ml - dx}" '
+                     f'y="{y + dy:.1f}" text-anchor="end">{_e(lab)}</text>')
+    parts.append(f'<text class="dp-plot-label" x="{(ml + w - mr) / 2}" y="{h - 8}" '
                  f'text-anchor="middle">{_e(xlabel)}</text>')
-    parts.append(f'<text class="dp-plot-label" x="14" y="{(MT + H - MB) / 2}" '
-                 f'text-anchor="middle" transform="rotate(-90 14 {(MT + H - MB) / 2})">'
-                 f'{_e(ylabel)}</text>')
+    if b.ylabel_top:  # large text: the y label reads across, above the plot
+        parts.append(f'<text class="dp-plot-label" x="{ml - 40}" y="{mt - 22}" '
+                     f'text-anchor="start">{_e(ylabel)}</text>')
+    else:
+        parts.append(f'<text class="dp-plot-label" x="{b.label_x}" y="{(mt + h - mb) / 2}" '
+                     f'text-anchor="middle" '
+                     f'transform="rotate(-90 {b.label_x} {(mt + h - mb) / 2})">'
+                     f'{_e(ylabel)}</text>')
     return "".join(parts)
 
 
@@ -151,24 +181,26 @@ def _ticks(lo: float, hi: float, count: int = 6) -> list[float]:
 
 
 def cdf_svg(rel: Mapping[str, Any], ys: Sequence[float], lang: str, title: str,
-            cls: str = "dp-cdf-curve", truth: Sequence[float] | None = None) -> str:
+            cls: str = "dp-cdf-curve", truth: Sequence[float] | None = None,
+            b: Box = SMALL) -> str:
     lo, hi, xs = float(rel["lo"]), float(rel["hi"]), rel["xs"]
     unit = str(rel.get("unit") or "")
-    pts = " ".join(f"{_sx(x, lo, hi):.1f},{_sy(y):.1f}" for x, y in zip(xs, ys, strict=True))
-    xt = [(_sx(x, lo, hi), f"{x:g}") for x in _ticks(lo, hi)]
-    yt = [(_sy(y), f"{y:.2g}") for y in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    pts = " ".join(f"{_sx(x, lo, hi, b):.1f},{_sy(y, b):.1f}"
+                   for x, y in zip(xs, ys, strict=True))
+    xt = [(_sx(x, lo, hi, b), f"{x:g}") for x in _ticks(lo, hi)]
+    yt = [(_sy(y, b), f"{y:.2g}") for y in (0.0, 0.25, 0.5, 0.75, 1.0)]
     xlabel = t("poll.cdf.x", lang, unit=f" ({unit})" if unit else "")
     extra = ""
     if truth is not None:
-        tp = " ".join(f"{_sx(x, lo, hi):.1f},{_sy(y):.1f}" for x, y in zip(xs, truth,
-                                                                             strict=True))
+        tp = " ".join(f"{_sx(x, lo, hi, b):.1f},{_sy(y, b):.1f}" for x, y in zip(xs, truth,
+                                                                                   strict=True))
         extra = f'<polyline class="dp-plot-truth" points="{tp}"/>'
-    return (f'<svg class="{cls}" viewBox="0 0 {W} {H}" role="img" '
+    return (f'<svg class="{cls}{b.cls}" viewBox="0 0 {b.w} {b.h}" role="img" '
             f'aria-label="{_e(title)}" data-lo="{lo!r}" data-hi="{hi!r}" '
-            f'data-box="{ML},{MT},{W - ML - MR},{H - MT - MB}" '
+            f'data-box="{b.ml},{b.mt},{b.w - b.ml - b.mr},{b.h - b.mt - b.mb}" '
             f'data-curve="{_e(json.dumps(list(ys)))}" data-xs="{_e(json.dumps(list(xs)))}">'
             f'<title>{_e(title)}</title>'
-            f'{_axes(xt, yt, xlabel, t("poll.cdf.y", lang))}'
+            f'{_axes(xt, yt, xlabel, t("poll.cdf.y", lang), b)}'
             f'<polyline class="dp-plot-line" points="{pts}"/>{extra}</svg>')
 
 
@@ -181,7 +213,7 @@ def cdf_table(rel: Mapping[str, Any], ys: Sequence[float], lang: str,
         i = min(range(len(xs)), key=lambda j: abs(xs[j] - x))
         tr = f"<td>{pct(truth[i])}</td>" if truth is not None else ""
         rows.append(f'<tr><th scope="row">{x:g}{(" " + _e(unit)) if unit else ""}</th>'
-                    f"<td>{pct(ys[i])}</td>{tr}</tr>")
+                    f"<td>{pct(min(1.0, max(0.0, ys[i])))}</td>{tr}</tr>")
     th = (f'<th scope="col">{_e(t("poll.cdf.truth_col", lang))}</th>'
           if truth is not None else "")
     return (f'<table class="dp-room-table dp-cdf-table"><caption>'
@@ -322,13 +354,19 @@ def results_html(poll: Mapping[str, Any], res: Mapping[str, Any], lang: str) -> 
              f'{_e(t("poll.res.table", lang))}</caption><thead><tr>{head_row}</tr></thead>'
              f'<tbody>{"".join(rows)}</tbody></table>')
     big = ""
-    if res.get("estimate") is not None and n:
+    if res.get("estimate") is not None and n and res["few"]:
+        big = (f'<p class="dp-poll-big dp-poll-waiting">'
+               f'{_e(t("poll.proj.waiting", lang, need=P.FEW_ANSWERS, k=n))}</p>')
+    elif res.get("estimate") is not None and n:
+        # the estimate shown is the one inside the interval; the unbiased one is in the table
+        raw = float(res["estimate"])
         big = (f'<p class="dp-poll-big">{_e(t("poll.res.big", lang, option=labels[0]))} '
-               f'<strong class="dp-poll-estimate">{pct(res["estimate"])}</strong> '
+               f'<strong class="dp-poll-estimate">{pct(min(1.0, max(0.0, raw)))}</strong> '
                f'<span class="dp-poll-ci">'
                f'{_e(_interval_text(res["ci95"], bool(res["clipped"]), lang))}</span></p>')
-        if not 0.0 <= float(res["estimate"]) <= 1.0:
-            big += f'<p class="dp-room-small">{_e(t("poll.res.outside", lang))}</p>'
+        if not 0.0 <= raw <= 1.0:
+            big += (f'<p class="dp-room-small dp-poll-raw">'
+                    f'{_e(t("poll.res.outside_raw", lang, raw=pct(raw)))}</p>')
     delta_cmp = float(res["delta"]) or P.DEFAULT_DELTA
     cmp_ = P.comparison(eps, delta_cmp, max(n, 1), k)
     cmp_text = t("poll.cmp.text" if cmp_["ratio"] > 1 else "poll.cmp.text_small", lang,
@@ -340,8 +378,57 @@ def results_html(poll: Mapping[str, Any], res: Mapping[str, Any], lang: str) -> 
     return (f'<div class="dp-poll-res" data-poll="{_e(poll["id"])}">{head}{few}{big}{table}'
             f'<p class="dp-poll-formula">{_e(formula)}</p>'
             f'<p class="dp-poll-spent"><strong>{_e(spent)}</strong></p>'
-            f'<p class="dp-poll-why">{_e(why)}</p>'
+            f'<p class="dp-poll-why">{_e(why)}</p>{manipulation_html(poll, n, lang)}'
             f'{width_plot(eps, max(n, 1), delta_cmp, lang, k)}{compare}</div>')
+
+
+# ---------------------------------------------------------------------------------------------
+# what local DP does not protect against
+
+
+def _points(x: float, lang: str) -> str:
+    """A shift of a share, in percentage points (never past the whole range)."""
+    if x >= 1.0:
+        return t("poll.proj.whole", lang)
+    return t("poll.proj.points", lang, x=f"{100 * x:.1f}")
+
+
+def manipulation(poll: Mapping[str, Any], n: int) -> dict[str, float]:
+    """How far fake answers can move this poll's estimate of a share.
+
+    Local model: π̂ = (ȳ − q) / (p − q), so one report changed (a student who sends the option
+    of their choice instead of the coin's) moves ȳ by 1/n and π̂ by 1/(n(p − q)); a report added
+    moves it by at most as much; m fake reports by at most m/(n(p − q)). A change of one true
+    answer moves the expected estimate by only 1/n: the randomization amplifies each fake answer
+    1/(p − q) times. Central model: one fake answer moves the count by 1, the share by 1/n.
+    ``m`` is a tenth of the class: its shift does not shrink as the class grows."""
+    k, eps = int(poll["k"]), float(poll["eps"])
+    n = max(1, n)
+    m = max(2, math.ceil(n / 10))
+    d = P.keep_probability(eps, k) - P.other_probability(eps, k)
+    if poll["model"] != "local":
+        d = 1.0
+    return {"n": n, "m": m, "pq": d, "one": 1.0 / (n * d), "many": m / (n * d),
+            "truthful": 1.0 / n, "amp": 1.0 / d}
+
+
+def manipulation_html(poll: Mapping[str, Any], n: int, lang: str) -> str:
+    """Said under every poll, with its numbers: DP protects each student's answer, not the
+    result against fake answers."""
+    f = manipulation(poll, n)
+    eps, k = float(poll["eps"]), int(poll["k"])
+    if poll["model"] == "local":
+        body = t("poll.proj.manip_local", lang, k=k, eps=num(eps), n=f["n"],
+                 pq=f"{f['pq']:.3f}", one=_points(f["one"], lang), m=f["m"],
+                 many=_points(f["many"], lang), truthful=_points(f["truthful"], lang),
+                 amp=f"{f['amp']:.1f}")
+    else:
+        body = t("poll.proj.manip_central", lang, n=f["n"], one=_points(f["one"], lang),
+                 m=f["m"], many=_points(f["many"], lang))
+    title = t("poll.proj.manip_title" if poll["model"] == "local" else
+              "poll.proj.manip_title_central", lang)
+    return (f'<div class="dp-poll-manip" role="note"><p class="dp-poll-manip-title"><strong>'
+            f'{_e(title)}</strong></p><p>{_e(body)}</p></div>')
 
 
 def past_table(past: Sequence[Mapping[str, Any]], lang: str) -> str:
@@ -383,9 +470,11 @@ def _mech(mechanism: str, lang: str) -> str:
 
 def cdf_html(rel: Mapping[str, Any] | None, led: Mapping[str, Any], ask: Mapping[str, Any] |
              None, n_values: int, lang: str) -> str:
-    """The projector's class CDF: one SVG + table per degree (the slider picks one; moving it is
-    post-processing), the guarantee of the release, the room's ledger."""
+    """The class CDF on the panel: one SVG + table per degree (the slider picks one; moving it
+    is post-processing), the guarantee of the release, the room's ledger (the projector's:
+    :func:`cdf_projector_html`)."""
     parts = []
+    box = SMALL
     if ask is not None:
         state = t("poll.res.open" if ask.get("open") else "poll.res.closed_state", lang)
         parts.append(f'<h3>{_e(question_of(ask, lang))}</h3><p class="dp-cdf-n">'
@@ -417,13 +506,57 @@ def cdf_html(rel: Mapping[str, Any] | None, led: Mapping[str, Any], ask: Mapping
             title = t("poll.cdf.title_deg", lang, degree=d)
             hidden = "" if d == d0 else " hidden"
             parts.append(f'<div class="dp-cdf-at" data-degree="{d}"{hidden}>'
-                         f'{cdf_svg(rel, ys, lang, title)}{cdf_table(rel, ys, lang)}</div>')
+                         f'{cdf_svg(rel, ys, lang, title, b=box)}{cdf_table(rel, ys, lang)}'
+                         f'</div>')
     else:
         ys = curves["-"]
-        parts.append(f'<div class="dp-cdf-at">{cdf_svg(rel, ys, lang, t("poll.cdf.title", lang))}'
+        parts.append(f'<div class="dp-cdf-at">'
+                     f'{cdf_svg(rel, ys, lang, t("poll.cdf.title", lang), b=box)}'
                      f'{cdf_table(rel, ys, lang)}</div>')
     parts.append(ledger_html(led, lang))
     return "".join(parts)
+
+
+def cdf_projector_html(rel: Mapping[str, Any], led: Mapping[str, Any],
+                       ask: Mapping[str, Any] | None, lang: str) -> str:
+    """The projected class CDF: the figure on the left at its own size (text 28 px), beside it
+    the guarantee, the degree slider, the table and the ledger, so that all of it is on the
+    first 1920×1080 screen under the room's band."""
+    rel = {**rel, "unit": (ask or {}).get("unit", "")}
+    method = t(f"poll.cdf.method.{rel['method']}", lang)
+    guarantee = t("poll.cdf.guarantee", lang, method=method, eps=num(rel["eps"]),
+                  delta=f"{rel['delta']:g}", n=rel["n"], sens=num(rel["sensitivity"], 3),
+                  norm=rel["norm"], mech=_mech(str(rel["mechanism"]), lang))
+    side = [f'<p class="dp-cdf-guarantee">{_e(guarantee)}</p>']
+    if rel["n"] < P.FEW_ANSWERS:
+        side.append(f'<p class="dp-poll-few"><strong>{_e(t("poll.cdf.few", lang))}</strong></p>')
+    figs, tables = [], []
+    curves = rel["curves"]
+    if rel["method"] == "pp":
+        d0 = int(rel.get("degree") or 0)
+        side.append(f'<p class="dp-cdf-degree-box"><label for="dp-cdf-degree">'
+                    f'{_e(t("poll.cdf.degree", lang))}</label> '
+                    f'<input type="range" id="dp-cdf-degree" class="dp-cdf-degree" min="0" '
+                    f'max="{P.CDF_K_MAX}" step="1" value="{d0}" '
+                    f'aria-describedby="dp-cdf-degree-note"> <output class="dp-cdf-degree-out" '
+                    f'for="dp-cdf-degree">{d0}</output></p><p class="dp-room-small" '
+                    f'id="dp-cdf-degree-note">{_e(t("poll.cdf.degree_note", lang, auto=d0))}</p>')
+        for d in range(P.CDF_K_MAX + 1):
+            ys = curves[str(d)]
+            hidden = "" if d == d0 else " hidden"
+            title = t("poll.cdf.title_deg", lang, degree=d)
+            figs.append(f'<div class="dp-cdf-at" data-degree="{d}"{hidden}>'
+                        f'{cdf_svg(rel, ys, lang, title, b=LARGE)}</div>')
+            tables.append(f'<div class="dp-cdf-at" data-degree="{d}"{hidden}>'
+                          f'{cdf_table(rel, ys, lang)}</div>')
+    else:
+        ys = curves["-"]
+        figs.append(f'<div class="dp-cdf-at">'
+                    f'{cdf_svg(rel, ys, lang, t("poll.cdf.title", lang), b=LARGE)}</div>')
+        tables.append(f'<div class="dp-cdf-at">{cdf_table(rel, ys, lang)}</div>')
+    side += [*tables, ledger_html(led, lang)]
+    return (f'<div class="dp-cdf-big"><div class="dp-cdf-fig">{"".join(figs)}</div>'
+            f'<div class="dp-cdf-side">{"".join(side)}</div></div>')
 
 
 def truth_html(rel: Mapping[str, Any], ask: Mapping[str, Any], truth: Sequence[float],

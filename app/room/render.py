@@ -52,6 +52,7 @@ def qr_svg(address: str, title: str) -> str:
     import segno
 
     qr = segno.make(address, error="m")
+    # a viewBox instead of a fixed size: the style sheet sizes it (the projector's is smaller)
     svg: str = qr.svg_inline(scale=8, border=2, dark="#000", light="#fff", svgclass="dp-room-qr",
-                             title=title)
+                             title=title, omitsize=True)
     return svg

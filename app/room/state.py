@@ -4,8 +4,9 @@ The room's shared state is one JSON message (:func:`state_message`), stored unde
 published on every change: ``{"type": "state", "seq": n, "origin": id, "snap": {...},
 "question": {...} | null}``. ``snap`` is the lab's snapshot (app/shell/follow.py); ``question``
 is the class question open now: ``{"id", "kind": "tour" | "quiz", "ref", "n", "answer",
-"revealed"}``. A question names its text by reference (a tour step, or ``lesson:question-id``),
-so each student reads it in their own language. Answers are a hash ``answers:<id>``: a student's
+"revealed", "at"}`` (``at``: when it was asked, unix time: the projector shows the latest
+item). A question names its text by reference (a tour step, or ``lesson:question-id``), so each
+student reads it in their own language. Answers are a hash ``answers:<id>``: a student's
 id (app/room/roster.py, one per device, not per tab) -> the option chosen, the first only.
 
 :class:`FollowState` is the state of a student's (or a teacher's) lab in a room;
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -68,7 +70,7 @@ def new_question(kind: str, ref: str, n_options: int, answer: int | None) -> dic
     if kind not in ("tour", "quiz") or not 2 <= n_options <= MAX_OPTIONS:
         raise ValueError(f"not a class question: {kind} {ref} with {n_options} options")
     return {"id": secrets.token_hex(6), "kind": kind, "ref": ref, "n": int(n_options),
-            "answer": answer, "revealed": False}
+            "answer": answer, "revealed": False, "at": round(time.time(), 3)}
 
 
 def valid_answer(question: Mapping[str, Any] | None, option: Any) -> bool:

@@ -46,7 +46,8 @@ def teacher(browser: Any, server: Server) -> Any:
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     ctx.set_default_timeout(20000)
     pg = ctx.new_page()
-    pg.goto(server.url + "/teach?lang=en&size=large")
+    # the presenter panel in large type (size=large alone is the projector, without controls)
+    pg.goto(server.url + "/teach?lang=en&size=large&panel=1")
     pg.get_by_label("Teacher token").fill(TOKEN)
     pg.get_by_label("Teacher token").press("Enter")  # the keyboard submits the form
     pg.wait_for_url(re.compile(r"room=[A-Z0-9]{6}"))

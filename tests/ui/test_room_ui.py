@@ -82,7 +82,7 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
         assert re.fullmatch(r"[A-HJKMNP-Z2-9]{6}", code), code
         assert TOKEN not in room.content()
         count = room.locator(".dp-room-count")
-        expect(count).to_contain_text("0 students connected")
+        expect(count).to_contain_text("0 student pages connected")
         with teach_ctx.expect_page() as opened:
             room.get_by_role("link", name="Open the projected lab").click()
         lab = opened.value
@@ -125,12 +125,14 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
             expect(s.locator(".dp-required-delta")).to_have_text(delta)
 
         # ---- the room page counts both students, both following ------------------------------
-        expect(count).to_have_text("2 students connected · 2 following")
+        expect(count).to_contain_text(
+            re.compile(r"\(lab 2 · class page \d\) · following the instructor: 2$"))
 
         # ---- detach: the teacher's next move stays off that lab; "follow again" jumps -------
         en.get_by_role("button", name="Explore on my own").click()
         expect(en.locator(".dp-room-banner")).to_contain_text("Exploring on your own")
-        expect(count).to_have_text("2 students connected · 1 following")
+        expect(count).to_contain_text(
+            re.compile(r"\(lab 2 · class page \d\) · following the instructor: 1$"))
         box.fill("2")
         box.press("Enter")
         expect(ko.locator(".dp-sigma")).to_have_text("2")
@@ -141,7 +143,8 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
         expect(en.locator(".dp-sigma")).to_have_text("2")
         expect(en.locator(".dp-required-delta")).to_have_text(delta2)
         expect(en.locator(".dp-room-banner")).to_contain_text("Following the instructor")
-        expect(count).to_have_text("2 students connected · 2 following")
+        expect(count).to_contain_text(
+            re.compile(r"\(lab 2 · class page \d\) · following the instructor: 2$"))
         shot(room, "room-teacher-en")
         shot(ko, "room-student-ko")
         for w in watched:

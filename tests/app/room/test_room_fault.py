@@ -129,9 +129,11 @@ async def _fault(base: str, redis: Any) -> None:
 # the API answers again (run as shipped, in Node, with a stub page and fetch).
 HARNESS = """
 const els = {};
-const el = () => ({ textContent: "", hidden: true, innerHTML: "", getAttribute: () => null });
+const el = () => ({ textContent: "", hidden: true, innerHTML: "", getAttribute: () => null,
+                   setAttribute() {}, contains: () => false });
 const room = { getAttribute: () => "/api", querySelector: (s) => els[s] || (els[s] = el()) };
-const document = { querySelector: (s) => (s === ".dp-room[data-api]" ? room : null) };
+const document = { querySelector: (s) => (s === ".dp-room[data-api]" ? room : null),
+                   addEventListener() {} };
 const replies = [{ status: 503, body: { error: "store", message: "DOWN" } },
                  { status: 200, body: { count_text: "C", step_text: "S", dist_html: "D" } }];
 const seen = [];
