@@ -30,7 +30,13 @@ of the real pages' time, the server's and the browsers' CPU, the machine's load 
 
 Server: ``--server-cmd`` (default ``scripts/serve-prod``: HAProxy and one worker per CPU) started
 on a free loopback port with a fresh teacher token, its output in /tmp/real_followers_PORT.log
-(GC pauses the workers log are counted); or ``--url URL --token T [--pid PID]``.
+(GC pauses the workers log are counted); or ``--url URL --token T [--pid PID]``;
+``--server-root DIR`` runs another source tree (an older commit, an instrumented copy).
+The real pages are pinned (the balancer's affinity cookie) to a worker other than the
+teacher's (``--place``), so the one-real baseline and the class's pages sit on the same worker.
+A worker builds lab pages ahead whenever it has been quiet for 1 s (app/serve/prebuild.py),
+i.e. between a teacher's moves, and a build holds its event loop: ``--prebuilt 0`` turns that
+off for a comparison, ``--settle S`` waits for the pools to fill first.
 A script, not a test: it asserts nothing about wall-clock time.
 """
 
@@ -188,9 +194,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         "teacher's, or as the balancer chooses")
     p.add_argument("--prebuilt", type=int, default=None,
                    help="DPLAB_PREBUILT_PAGES for the started server (default: its own)")
-    p.add_argument("--settle", type=float, default=100.0,
+    p.add_argument("--settle", type=float, default=0.0,
                    help="seconds to wait at most for every worker's pages built ahead "
-                        "before the baseline (the server's log says when; 0: no wait)")
+                        "before the baseline (the server's log says when; default 0: the "
+                        "workers build them during the run, as after a start)")
     p.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     p.add_argument("--no-nodelay", dest="nodelay", action="store_false",
                    help="protocol tabs without TCP_NODELAY (default: set, as Chromium does)")

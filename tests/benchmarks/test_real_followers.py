@@ -12,8 +12,8 @@ import real_followers as rf
 
 def test_defaults_fit_a_short_run_and_counts_are_options() -> None:
     a = rf.parse_args([])
-    assert (a.followers, a.pages, a.server_cmd, a.place, a.nodelay) == (
-        100, 4, "scripts/serve-prod", "other", True)
+    assert (a.followers, a.pages, a.server_cmd, a.place, a.nodelay, a.settle) == (
+        100, 4, "scripts/serve-prod", "other", True, 0.0)
     a = rf.parse_args(["--followers", "300", "--pages", "6", "--moves", "30", "--no-nodelay",
                        "--place", "teacher", "--prebuilt", "0", "--settle", "0"])
     assert (a.followers, a.pages, a.moves, a.nodelay, a.place, a.prebuilt, a.settle) == (
