@@ -27,13 +27,19 @@ from dpcore import gaussian, queries
 from dpcore import validate as v
 from dpcore.errors import DPError, fmt_value
 
-__all__ = ["REASONS", "VERDICTS", "Certification", "Claim", "certify", "classic_sigma",
-           "exact_sigma", "sci_from_log10"]
+__all__ = ["N_DELTA_LEVELS", "N_DELTA_SOFT", "REASONS", "VERDICTS", "Certification", "Claim",
+           "certify", "classic_sigma", "exact_sigma", "n_delta_level", "sci_from_log10"]
 
 #: Reason keys (the UI and CLI translate them through their message catalogues).
 REASONS = ("zero_sensitivity", "claim_covers", "claim_too_small", "claim_zero_positive_delta",
            "too_close_to_call")
 VERDICTS = ("pass", "fail", "too_close")
+#: How the claimed delta compares with 1/n (``Certification.n_delta_level``): "small" below
+#: n delta = N_DELTA_SOFT; "large" from there (delta should be far below 1/n: publishing each
+#: record with probability delta is (0, delta)-DP and publishes n delta records on average);
+#: "no_one" from n delta = 1 (delta >= 1/n: the claim protects no one even if it passes).
+N_DELTA_LEVELS = ("small", "large", "no_one")
+N_DELTA_SOFT = Decimal("0.01")
 
 _LN10 = math.log(10.0)
 _LOG10_E = 1.0 / _LN10
@@ -156,6 +162,7 @@ class Certification:
     exact_sigma_status: str = "ok"
     log10_exact_sigma: float = math.nan
     required_text: str = ""
+    n_delta_level: str = "small"
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (infinities become the strings "inf" / "-inf"; a sensitivity
@@ -170,6 +177,23 @@ class Certification:
         if self.sensitivity_underflow:
             out["sensitivity"] = sci_from_log10(self.log10_sensitivity)
         return out
+
+
+def n_delta_level(n: int, claim: Claim) -> str:
+    """"small", "large" or "no_one" (:data:`N_DELTA_LEVELS`) for the claim's n delta, decided
+    exactly from its decimal text (delta = 0.25 at n = 4 is n delta = 1, "no_one")."""
+    if claim.log10 == -math.inf:
+        return "small"
+    try:
+        d = Decimal(claim.text)
+    except (InvalidOperation, ValueError):
+        d = Decimal(claim.value)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        nd = d * Decimal(n)
+    if nd >= 1:
+        return "no_one"
+    return "large" if nd >= N_DELTA_SOFT else "small"
 
 
 def sci_from_log10(log10: float, digits: int = 10) -> str:
@@ -259,7 +283,8 @@ def certify(
     passes only when the sensitivity is 0. Flags: ``mathematically_positive`` (sensitivity > 0,
     hence delta > 0 for every finite eps), ``underflow`` (positive, but 0.0 as a double),
     ``pure_dp_possible`` (only when the sensitivity is 0: the privacy loss of two different
-    Gaussians is unbounded).
+    Gaussians is unbounded). ``n_delta_level`` compares the claim with 1/n
+    (:func:`n_delta_level`); it never changes the verdict.
     """
     q = queries.check_query(query)
     nn = v.integer("n", n, lo=1)
@@ -341,6 +366,7 @@ def certify(
         exact_sigma_status=status,
         log10_exact_sigma=log10_sigma,
         required_text=required_text,
+        n_delta_level=n_delta_level(nn, claim),
     )
 
 

@@ -1,7 +1,8 @@
 """The certification card of /lab: pure HTML from a dpcore Certification (unit-tested).
 
 Fixed class names that outside checks read: dp-verdict, dp-required-delta, dp-log10-delta,
-dp-sensitivity, dp-delta-no-one (the δ ≥ 1/n warning beside the verdict). Its look is
+dp-sensitivity, dp-delta-no-one (the δ ≥ 1/n warning beside the verdict), dp-delta-large (the
+soft note from n·δ ≥ 0.01, dpcore's ``n_delta_level`` "large"). Its look is
 assets/dplab-card.css (shared with /cdf), the projector strip assets/dplab-card-projector.css,
 the theme colours :func:`card_theme_css`.
 """
@@ -18,7 +19,7 @@ from app.shell import assets, theme
 from app.shell.i18n import t
 from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, underflow_approx
 from dpcore import queries
-from dpcore.certify import Certification
+from dpcore.certify import N_DELTA_SOFT, Certification
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,33 @@ def delta_no_one(cert: Certification) -> dict[str, str] | None:
     if not d.is_finite() or d * n < 1:
         return None
     return {"inv_n": fmt_num(1 / n, 4), "expected": fmt_num(float(d * n), 4)}
+
+
+def delta_large(cert: Certification) -> dict[str, str] | None:
+    """The fields of ``lab.card.delta_large`` when 0.01 ≤ n·δ < 1 (dpcore decides it exactly
+    from the claim's text: ``Certification.n_delta_level == "large"``), else None."""
+    if getattr(cert, "n_delta_level", "small") != "large":
+        return None
+    n = int(cert.n)
+    text = getattr(cert, "claimed_text", "") or repr(float(cert.claimed_delta))
+    try:
+        nd = float(Decimal(text) * n)
+    except (InvalidOperation, ValueError):
+        nd = float(cert.claimed_delta) * n
+    return {"inv_n": fmt_num(1 / n, 4), "expected": fmt_num(nd, 4),
+            "soft": fmt_num(float(N_DELTA_SOFT), 2)}
+
+
+def delta_large_html(cert: Certification, lang: str, *, short: bool = False) -> str:
+    """The soft note beside the verdict (class ``dp-delta-large``), or ""."""
+    fields = delta_large(cert)
+    if fields is None:
+        return ""
+    key = "lab.card.delta_large_short" if short else "lab.card.delta_large"
+    title = (f' title="{html.escape(t("lab.card.delta_large", lang, **fields))}"'
+             if short else "")
+    return (f'<span class="dp-delta-large"{title}><span aria-hidden="true">ⓘ</span> '
+            f"{html.escape(t(key, lang, **fields))}</span>")
 
 
 def delta_no_one_html(cert: Certification, lang: str, *, short: bool = False) -> str:
@@ -193,7 +221,8 @@ def card_html(state: LabState, cert: Certification, lang: str, *, folded: bool =
                  f'{html.escape(t("lab.card.stale", lang, fields=fields))}</p>')
     sens_formula = _sens_formula(cert.query, cert.n, cert.B, lang)
     required = fmt_delta(cert.required_delta)
-    no_one = delta_no_one_html(cert, lang, short=folded)
+    no_one = (delta_no_one_html(cert, lang, short=folded)
+              or delta_large_html(cert, lang, short=folded))
     return f"""
     <section class="dp-card{' dp-stale' if stale else ''}" aria-labelledby="dp-card-title">
       <h2 id="dp-card-title">{html.escape(t("lab.card.title", lang))}</h2>
@@ -254,5 +283,6 @@ def card_theme_css(pal: theme.Palette) -> str:
 .pass .dp-verdict {{ color: {pal.passed}; }}
 .fail .dp-verdict {{ color: {pal.failed}; }}
 .dp-error {{ color: {pal.failed}; }}
-.dp-warn, .dp-notice, .dp-stale-note, .dp-badge, .dp-delta-no-one {{ border-color: {pal.claim}; }}
+.dp-warn, .dp-notice, .dp-stale-note, .dp-badge, .dp-delta-no-one, .dp-delta-large {{
+  border-color: {pal.claim}; }}
 """

@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from app.lab.card import VERDICTS, delta_no_one, verdict_kind
+from app.lab.card import VERDICTS, delta_large, delta_no_one, verdict_kind
 from app.lab.state import LabState
 from app.shell.i18n import t
 from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, fmt_repr, underflow_approx
@@ -90,9 +90,11 @@ def certification_markdown(state: LabState, cert: Certification, lang: str) -> s
     lines = [f"# {t('lab.card.title', lang)} · dplab", "",
              f"| {t('lab.md.quantity', lang)} | {t('lab.md.value', lang)} |", "|---|---|"]
     lines += [f"| {cell(k)} | {cell(v)} |" for k, v in rows]
-    no_one = delta_no_one(cert)
+    no_one, large = delta_no_one(cert), delta_large(cert)
     if no_one is not None:  # beside the verdict on the card: a warning line under the table
         lines += ["", f"> ⚠ {t('lab.card.delta_no_one', lang, **no_one)}"]
+    elif large is not None:  # the soft note from n·δ ≥ 0.01
+        lines += ["", f"> ⓘ {t('lab.card.delta_large', lang, **large)}"]
     lines += ["", t("lab.card.not_delta", lang), "",
               t("lab.md.source", lang, link=lab_link(state, lang)), ""]
     return "\n".join(lines)
