@@ -19,6 +19,7 @@ import asyncio
 import html
 import json
 import logging
+import threading
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -91,6 +92,7 @@ class TeachHandler(_Base):
 
     async def get(self) -> None:
         lang, kept, notices = self.opts()
+        quiz_ready()  # start building the quiz list while the instructor signs in
         room = self.get_query_argument("room", None)
         if self.get_query_argument("ended", None):
             notices = [*notices, t("room.teach.ended", lang)]
@@ -185,11 +187,15 @@ class TeachHandler(_Base):
                     f'<button type="submit" class="dp-room-btn dp-room-{name}-btn {cls}">'
                     f"{_e(label)}</button></form>")
 
-        quiz_opts = "".join(
-            f'<option value="{_e(ref)}">{_e(_quiz_label(ref, lang))}</option>'
-            for ref in quiz_refs())
-        quiz_select = (f'<label for="dp-room-quiz">{_e(t("room.quiz.label", lang))}</label>'
-                       f'<select id="dp-room-quiz" name="ref">{quiz_opts}</select>')
+        if quiz_ready():
+            quiz_opts = "".join(
+                f'<option value="{_e(ref)}">{_e(_quiz_label(ref, lang))}</option>'
+                for ref in quiz_refs())
+            quiz_select = (f'<label for="dp-room-quiz">{_e(t("room.quiz.label", lang))}</label>'
+                           f'<select id="dp-room-quiz" name="ref">{quiz_opts}</select>')
+        else:  # not yet built: the page does not wait for it
+            quiz_select = (f'<p class="dp-room-small dp-room-quiz-loading">'
+                           f'{_e(t("room.quiz.loading", lang))}</p>')
         q = view.question
         qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
         count = teach_view.counts_text(data, lang)
@@ -275,6 +281,22 @@ class TeachHandler(_Base):
                       f'<p role="alert">{_e(t("room.store_down", lang))}</p>')
             return
         self.redirect(href("/teach") + self.query(lang, kept, room=code), status=303)
+
+
+_QUIZ_WARM: list[threading.Thread] = []
+
+
+def quiz_ready() -> bool:
+    """Whether the lessons' quiz questions are built. Their first build computes every lesson's
+    numbers (8–30 s on 2 busy cores), so it runs in a thread of its own, started by the first
+    teacher page, and no teacher page waits for it."""
+    if quiz_refs.cache_info().currsize:
+        return True
+    if not _QUIZ_WARM:
+        th = threading.Thread(target=quiz_refs, name="dplab-quiz-refs", daemon=True)
+        _QUIZ_WARM.append(th)
+        th.start()
+    return False
 
 
 def _quiz_label(ref: str, lang: str) -> str:

@@ -158,9 +158,11 @@ async def _counts_and_address(c: Client) -> None:
     panel = json.loads((await c.fetch(f"/teach/api/rooms/{code}?lang=en", teacher=True)).body)
     assert panel["count_text"].startswith("7 student pages connected (lab 4 · class page 3)")
     # the class question: answered k of n (n: joined)
-    csrf = await c.csrf(code)
-    assert (await c.act(code, "quiz", csrf, ref=__import__(
-        "app.room.questions", fromlist=["quiz_refs"]).quiz_refs()[0])).code == 303
+    from app.room.questions import question_text
+
+    qt = question_text("tour", "2", "en")  # a tour step that asks for a prediction
+    assert qt is not None
+    await get_hub().ask(code, "tour", "2", len(qt.options), qt.answer)
     state = json.loads(await store.get(code, "state") or "{}")
     await store.hset(code, f"answers:{state['question']['id']}", sid(1), "0")
     await store.hset(code, f"answers:{state['question']['id']}", sid(2), "1")
@@ -267,3 +269,47 @@ async def _restart(c: Client) -> None:
 
 def test_restart_notice_and_reopen(monkeypatch: pytest.MonkeyPatch) -> None:
     run_with(MemoryStore(600), _restart, monkeypatch)
+
+
+def test_a_lab_worker_writes_the_room_back_and_the_teachers_worker_names_the_loss() -> None:
+    """serve-prod's two workers: the one with the labs writes the room's state back first; the
+    one serving the teacher's screens knows the poll and the ledger and adds them."""
+    import asyncio
+
+    from app.room.hub import RoomHub, set_hub
+    from test_hub_restart import Lab, until
+
+    async def body() -> None:
+        store = MemoryStore(600)
+        labs, teacher = RoomHub(store), RoomHub(store)
+        set_hub(teacher)
+        try:
+            code = await teacher.create_room("en")
+            labs.join(Lab(code))
+            await until(lambda: labs._epoch is not None)
+            poll = P.new_poll(question="Q?", preset="", eps=1.0, now=1.0)
+            await store.set(code, "poll", json.dumps(poll))
+            await store.hset(code, f"pollans:{poll['id']}", sid(1), "0")
+            await store.hset(code, "ledger", "r1", json.dumps({"eps": 1.0, "delta": 1e-5,
+                                                               "mu": 0.5, "what": "cdf"}))
+            await roster.set_size(store, code, 30)
+            await labs.state(code)
+            d = await teach_view.gather(code)  # the teacher's screen read it here
+            assert d.poll and d.poll["id"] == poll["id"]
+            store.restart()
+            await labs.ping_ok()  # the labs' worker notices first: the state only
+            assert await store.exists(code) and await store.get(code, "poll") is None
+            assert await store.hgetall(code, "lost") == {}  # it never saw the poll
+            d = await teach_view.gather(code)  # the teacher's next read, on the other worker
+            assert d.lost["poll"]["poll"]["id"] == poll["id"] and d.lost["poll"]["n"] == 1
+            assert "ask" not in d.lost
+            assert d.summary["size"] == 30  # written back
+            assert set(await store.hgetall(code, "ledger")) == {"r1"}
+            assert d.ledger["count"] == 1
+            await asyncio.sleep(0)
+        finally:
+            await labs.stop()
+            await teacher.stop()
+            set_hub(None)
+
+    asyncio.run(body())
