@@ -684,6 +684,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     wsclient.NODELAY = args.nodelay
     args.token = args.token or secrets.token_urlsafe(24)
+    # A run stopped with SIGTERM stops its server too (it runs in a session of its own).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     srv = start_server(args)
     try:
         waited = settle(srv, args.settle) if args.settle > 0 else 0.0
