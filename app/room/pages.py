@@ -193,9 +193,10 @@ class TeachHandler(_Base):
                 for ref in quiz_refs())
             quiz_select = (f'<label for="dp-room-quiz">{_e(t("room.quiz.label", lang))}</label>'
                            f'<select id="dp-room-quiz" name="ref">{quiz_opts}</select>')
+            quiz_html = action("quiz", t("room.quiz.ask", lang), "", quiz_select)
         else:  # not yet built: the page does not wait for it
-            quiz_select = (f'<p class="dp-room-small dp-room-quiz-loading">'
-                           f'{_e(t("room.quiz.loading", lang))}</p>')
+            quiz_html = (f'<p class="dp-room-small dp-room-quiz-loading">'
+                         f'{_e(t("room.quiz.loading", lang))}</p>')
         q = view.question
         qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
         count = teach_view.counts_text(data, lang)
@@ -236,7 +237,7 @@ class TeachHandler(_Base):
       {action("reveal", t("room.reveal", lang))}
     </div>
     <div class="dp-room-actions dp-room-quiz">
-      {action("quiz", t("room.quiz.ask", lang), "", quiz_select)}
+      {quiz_html}
     </div>
     <p class="dp-room-answered">{_e(answered)}</p>
     <div class="dp-room-dist-box">{dist}</div>

@@ -417,7 +417,11 @@ def manipulation_html(poll: Mapping[str, Any], n: int, lang: str) -> str:
     result against fake answers."""
     f = manipulation(poll, n)
     eps, k = float(poll["eps"]), int(poll["k"])
-    if poll["model"] == "local":
+    if n < P.FEW_ANSWERS:  # the formula only: with so few answers the numbers mean nothing
+        key = "poll.proj.manip_formula" if poll["model"] == "local" else \
+            "poll.proj.manip_formula_central"
+        body = t(key, lang, pq=f"{f['pq']:.3f}", amp=f"{f['amp']:.1f}", need=P.FEW_ANSWERS)
+    elif poll["model"] == "local":
         body = t("poll.proj.manip_local", lang, k=k, eps=num(eps), n=f["n"],
                  pq=f"{f['pq']:.3f}", one=_points(f["one"], lang), m=f["m"],
                  many=_points(f["many"], lang), truthful=_points(f["truthful"], lang),

@@ -81,6 +81,9 @@ async def _projector_poll(c: Client) -> None:
         d = await live(c, code)
         assert f"Waiting for 10 answers ({k} so far)" in text_of(d["live_html"])
         assert "dp-proj-estimate" not in d["live_html"]
+        # what fake answers do: the formula, its numbers only once there is an estimate
+        assert "This poll's numbers appear with 10 answers" in text_of(d["live_html"])
+        assert "percentage points" not in text_of(d["live_html"])
     d = await live(c, code, "ko")
     assert "답 10개를 기다리는 중입니다(지금 9개)" in text_of(d["live_html"])
     # 12 reports all "no" at ε = ln 3: the unbiased estimate is (0 − 1/4)/(1/2) = −50 %
@@ -153,8 +156,8 @@ async def _counts_and_address(c: Client) -> None:
         "time").time()}))
     d = await live(c, code)
     assert d["joined"] == 7 and d["class_pages"] == 3 and d["labs"] == 4 and d["connected"] == 7
-    assert "7 student pages connected" in text_of(d["counts_html"])
-    assert "7 students joined" in text_of(d["counts_html"])
+    assert "student pages connected: 7" in text_of(d["counts_html"])
+    assert "students joined: 7" in text_of(d["counts_html"])
     panel = json.loads((await c.fetch(f"/teach/api/rooms/{code}?lang=en", teacher=True)).body)
     assert panel["count_text"].startswith("7 student pages connected (lab 4 · class page 3)")
     # the class question: answered k of n (n: joined)
