@@ -44,7 +44,7 @@ def test_the_reference_example_is_dpcores_default_release() -> None:
 def test_auto_section_explains_the_tree_and_no_longer_says_pp(lang: str) -> None:
     body = _source(lang, "auto")
     for name in ("tree_from_2", "tree_from_5", "auto_depth", "auto_node_sd_tex", "many_bins",
-                 "ec_spikes_lo_ratio", "ec_bimodal_mid_auto"):
+                 f"vd_ec_auto_{lang}", "ec_bimodal_mid_auto"):
         assert "{{" + name + "}}" in body
     assert "auto_plan_v2" in body and "auto_v1" in body
     text = _section(lang, "auto")
