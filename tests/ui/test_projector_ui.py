@@ -107,9 +107,11 @@ def test_projector_at_1920(browser: Any, server: Server) -> None:
         for s in students[4:]:
             assert s.send("answer", {"room": code, "poll": pid,
                                      "sent": rng.choice(("yes", "no", "no"))}) == 200
+        # the projected page refreshes itself: the estimate comes without a reload
+        expect(proj.locator(".dp-proj-answered")).to_contain_text("30명 중 30명")
+        expect(proj.locator(".dp-proj-estimate")).to_have_count(1)
         for lang in ("en", "ko"):
             proj.goto(f"{server.url}/teach?room={code}&lang={lang}&size=large")
-            # the page refreshes itself: the count reaches 30 without a reload
             expect(proj.locator(".dp-proj-answered")).to_contain_text("30")
             m = proj.evaluate(SIZES)
             assert m["est"] >= 40 and m["ci"] >= 40 and m["answered"] >= 40, m
