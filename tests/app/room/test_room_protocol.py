@@ -307,7 +307,9 @@ async def _tour_ask_and_reveal(base: str) -> None:
     a2 = await wsclient.Tab.open(f"{base}/lab?room={code}&lang=en",
                                  extra_cookies={"dplab_student": student_a})
     assert not any(v.startswith("dplab_student=") for v in a2.page.headers.get_list("Set-Cookie"))
-    a2_opts = last_ids(a2, "dp-tour-option-")
+    # its tour panel came with the page (pulled, not pushed); a later refresh may push it anew
+    a2_opts = {c: i for c, i in a2.by_class.items() if c.startswith("dp-tour-option-")}
+    a2_opts.update(last_ids(a2, "dp-tour-option-"))
     await asyncio.wait_for(await a2._patch([click(a2_opts["dp-tour-option-0"])]), 10)
     await a2.wait_text("dp-room-banner", lambda t: 'already answered. What it sent: fail'
                        in html.unescape(t), 15)
