@@ -279,8 +279,9 @@ def test_a_lab_worker_writes_the_room_back_and_the_teachers_worker_names_the_los
     one serving the teacher's screens knows the poll and the ledger and adds them."""
     import asyncio
 
-    from app.room.hub import RoomHub, set_hub
     from test_hub_restart import Lab, until
+
+    from app.room.hub import RoomHub, set_hub
 
     async def body() -> None:
         store = MemoryStore(600)
