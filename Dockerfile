@@ -16,9 +16,13 @@ COPY lessons/ lessons/
 # assets/ is package data (pyproject.toml): pip puts it beside app/ in whichever site-packages
 # the base image's Python has, where the code looks for it.
 COPY assets/ assets/
-# Every dependency comes as a binary wheel: no compiler is needed, in this stage or the next.
+# The measured versions, checked against their hashes (requirements/app.lock: `make lock`),
+# then the package itself without dependencies. Every dependency comes as a binary wheel: no
+# compiler is needed, in this stage or the next.
+COPY requirements/app.lock requirements/app.lock
 RUN python3 -m venv /opt/venv \
- && /opt/venv/bin/pip install --only-binary=:all: --no-binary=dplab . \
+ && /opt/venv/bin/pip install --require-hashes --only-binary=:all: -r requirements/app.lock \
+ && /opt/venv/bin/pip install --no-deps --no-binary=dplab . \
  && /opt/venv/bin/pip uninstall --yes pip setuptools wheel
 
 # ---- run ---------------------------------------------------------------------------------------
