@@ -64,8 +64,6 @@ def test_forty_students_answer_a_local_poll(browser: Any, server: Server, teache
     teacher.locator(".dp-poll-open").click()
     expect(teacher.locator(".dp-poll-res")).to_be_visible()
 
-    phones = browser.new_context(viewport={"width": 390, "height": 844})
-    phones.set_default_timeout(20000)
     sent: list[dict[str, Any]] = []
     other: list[str] = []
 
@@ -76,10 +74,13 @@ def test_forty_students_answer_a_local_poll(browser: Any, server: Server, teache
         elif "?" in req.url and "/join" in req.url:
             other.append(req.url)
 
-    try:
-        for i in range(STUDENTS):
+    for i in range(STUDENTS):
+        # each student is a phone of their own: tabs of one browser are one student
+        phone = browser.new_context(viewport={"width": 390, "height": 844})
+        phone.set_default_timeout(20000)
+        try:
             lang = "ko" if i % 2 else "en"
-            pg = phones.new_page()
+            pg = phone.new_page()
             pg.on("request", watch)
             pg.goto(f"{server.url}/join?room={code}&lang={lang}")
             explain = pg.locator(".dp-poll-explain")
@@ -119,8 +120,8 @@ def test_forty_students_answer_a_local_poll(browser: Any, server: Server, teache
                 assert abs(z75) < 4.5, kept
                 assert z50 > 20 and kept < FLIPS  # not a fair coin, not always truthful
             pg.close()
-    finally:
-        phones.close()
+        finally:
+            phone.close()
 
     # ---- what left the browsers: only the randomized option, nothing else -----------------
     assert len(sent) == STUDENTS
@@ -159,12 +160,13 @@ def test_class_numbers_and_cdf_on_a_phone(browser: Any, server: Server, teacher:
     teacher.get_by_label("Public range: from").fill("0")
     teacher.locator(".dp-values-open").click()
     teacher.wait_for_load_state()
-    phones = browser.new_context(viewport={"width": 390, "height": 844})
-    phones.set_default_timeout(20000)
+    phones: list[Any] = []  # one browser per student (tabs of one browser are one student)
     try:
         pages = []
         for i in range(12):
-            pg = phones.new_page()
+            phones.append(browser.new_context(viewport={"width": 390, "height": 844}))
+            phones[-1].set_default_timeout(20000)
+            pg = phones[-1].new_page()
             posts: list[str] = []
             pg.on("request", lambda r, posts=posts: posts.append(r.post_data or "")
                   if r.method == "POST" else None)
@@ -200,7 +202,7 @@ def test_class_numbers_and_cdf_on_a_phone(browser: Any, server: Server, teacher:
         teacher.get_by_role("button", name="Show the true CDF (NOT private)").click()
         expect(teacher.locator(".dp-cdf-not-private-label")).to_contain_text("NOT PRIVATE")
         shot(teacher, "poll-cdf-projector-en")
-        mine = pages[1]  # Korean; its own value marked in the page, from sessionStorage only
+        mine = pages[1]  # Korean; its own value marked in the page, from localStorage only
         expect(mine.locator(".dp-join-cdf svg .dp-plot-mine")).to_have_count(1, timeout=10000)
         expect(mine.locator(".dp-join-mine")).to_contain_text("내 값 5")
         expect(mine.locator(".dp-cdf-not-private")).to_have_count(0)
@@ -208,4 +210,5 @@ def test_class_numbers_and_cdf_on_a_phone(browser: Any, server: Server, teacher:
         no_serious_axe(mine, "student's class CDF, ko")
         no_serious_axe(teacher, "projector's class CDF, en")
     finally:
-        phones.close()
+        for phone in phones:
+            phone.close()
