@@ -59,6 +59,10 @@ KEYS: tuple[Key, ...] = tuple((lang, named) for lang in LANGUAGES
                               for named in ((), (("lang", lang),)))
 
 log = logging.getLogger("dplab.server.prebuild")
+# A build ahead holds the serving thread as a page build does: logged with the server's other
+# pauses from this long (app/serve/server.py GC_PAUSE_LOG_S).
+PAUSE_LOG_S = 0.2
+pause_log = logging.getLogger("dplab.server.gc")
 # True while a document is built ahead: app/serve/hardening.py logs its page-run line when a
 # student's session takes it instead.
 building_ahead = False
@@ -158,7 +162,7 @@ class Pool(Generic[T]):
         """One step of the idle-time filler (called every :data:`TICK_MS`)."""
         if not self.size or not self.quiet():
             return
-        t0 = time.thread_time()
+        t0, w0 = time.thread_time(), time.perf_counter()
         try:
             built = self.fill_one()
         except Exception:  # a failed build only means the next request builds its own
@@ -171,6 +175,9 @@ class Pool(Generic[T]):
             gc.collect(1)
             gc.freeze()
             log.debug("page built ahead in %.0f ms", 1000 * (time.thread_time() - t0))
+        wall = time.perf_counter() - w0
+        if wall >= PAUSE_LOG_S:  # the serving thread did nothing else meanwhile
+            pause_log.warning("a page built ahead paused the server %.2f s", wall)
 
 
 def _label(key: Any) -> str:

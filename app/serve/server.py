@@ -84,9 +84,13 @@ GC_PAUSE_LOG_S = 0.2
 # most as long as the last build took and never more than BUILD_YIELD_MAX_S.
 BUILD_QUIET_S = 0.03
 BUILD_YIELD_MAX_S = 1.0
-# A full collection walks every open session (1-3 s with 150-200 students): closed sessions
-# wait, frozen, until at least this many (and a quarter of the open ones) have closed.
-GC_FULL_AFTER_CLOSED = 10
+# A full collection walks every live object: 1.6 s with 100 pages built ahead and nothing to free,
+# 2.8-3.0 s after 8 real tabs closed (2026-12-03), several seconds with a class's sessions; HAProxy
+# then marked workers down. None runs while a class does: a closed page is freed by reference
+# counting (app/serve/reclaim.py), and what that leaves waits for a full collection once the
+# worker has had no open session and no request for IDLE_FULL_GC_S.
+IDLE_FULL_GC_S = 60.0
+IDLE_CHECK_MS = 5_000
 _TUNED: dict[str, Any] = {}
 
 
@@ -128,10 +132,11 @@ def tune_process() -> dict[str, Any]:
       arrival order instead of all at the very end (a page needs ~5 round trips after its
       build).
     - Each new page's objects are frozen after its build, so automatic full collections no
-      longer walk every open session (1-3 s pauses with 150 students). Panel collects after
-      sessions close; that collection (over everything, unfrozen, then re-frozen) runs only
-      once ``GC_FULL_AFTER_CLOSED`` and a quarter of the open sessions have closed, or none
-      is open: one pause per many reloads instead of one per reload.
+      longer walk every open session (1-3 s pauses with 150 students). A closed page (a
+      session's, or one built ahead and discarded) is freed by reference counting in two short
+      steps (app/serve/reclaim.py) instead of Panel's full collection after each close; a full
+      collection runs only when the worker is idle (:class:`GcPolicy`). Page builds of 0.2 s
+      or more are logged with the collections.
 
     Idempotent; the returned options are also used when called again.
     """
@@ -226,7 +231,7 @@ def tune_process() -> dict[str, Any]:
             started[0] = time.perf_counter()
             return
         dt = time.perf_counter() - started[0]
-        if dt >= GC_PAUSE_LOG_S:
+        if dt >= GC_PAUSE_LOG_S and not (_TUNED_GC and _TUNED_GC[0].idle):
             gc_log.warning("gc generation %d paused the server %.2f s (%d objects freed)",
                            info["generation"], dt, info.get("collected", 0))
 
@@ -238,27 +243,40 @@ def tune_process() -> dict[str, Any]:
     import panel.io.document as pn_document
     from panel.io.server import DocHandler
 
-    pages = {"open": 0, "closed": 0}  # built by get_session_in_turn; closed since last full gc
-    destroy, collect = pn_application._destroy_document, pn_document._garbage_collect
+    policy = GcPolicy(gc_log)
+    _TUNED_GC.append(policy)
+    destroy = pn_application._destroy_document
 
-    def destroy_counted(doc: Any, session: Any) -> None:
-        pages["open"] = max(0, pages["open"] - 1)
-        pages["closed"] += 1
+    def destroy_reclaimed(doc: Any, session: Any) -> None:
+        # Walked before Panel takes the document apart (its roots, template, models).
+        policy.page_closed(doc)
         destroy(doc, session)
 
-    def collect_all() -> None:
-        if pages["open"] and pages["closed"] < max(GC_FULL_AFTER_CLOSED, pages["open"] / 4):
-            return
-        pages["closed"] = 0
-        gc.unfreeze()
+    # Panel schedules a full collection after every close (pn_document._garbage_collect):
+    # the policy's idle collection replaces it.
+    pn_application._destroy_document = destroy_reclaimed
+    pn_document._garbage_collect = policy.closed_collect
+    ws_close = WSHandler.on_close
+
+    def on_close_reclaimed(self: Any) -> Any:
         try:
-            collect()
+            return ws_close(self)
         finally:
-            gc.freeze()
+            policy.connection_closed(self)
 
-    pn_application._destroy_document = destroy_counted
-    pn_document._garbage_collect = collect_all
+    WSHandler.on_close = on_close_reclaimed
+    init_doc = pn_application.Application.initialize_document
 
+    def initialize_timed(self: Any, doc: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return init_doc(self, doc)
+        finally:
+            dt = time.perf_counter() - t0
+            if dt >= GC_PAUSE_LOG_S and not prebuild.building_ahead:  # (ahead: its tick logs)
+                gc_log.warning("a page build paused the server %.2f s", dt)
+
+    pn_application.Application.initialize_document = initialize_timed  # type: ignore[method-assign]
     activity = _ACTIVITY
     ws_message = WSHandler.on_message
 
@@ -290,9 +308,7 @@ def tune_process() -> dict[str, Any]:
         docs = prebuild.lab_documents()
         if docs is not None and docs.ready_for(self):
             # A page built ahead is only handed over (a few ms): nothing to yield to first.
-            session = await build_session(self)
-            pages["open"] += 1
-            return session
+            return await build_session(self)
         async with turn:
             end = time.monotonic() + min(BUILD_YIELD_MAX_S, activity[1])
             while time.monotonic() < end:
@@ -306,7 +322,6 @@ def tune_process() -> dict[str, Any]:
             t0 = time.monotonic()
             session = await build_session(self)
             activity[1] = max(0.1, time.monotonic() - t0)
-            pages["open"] += 1
             gc.collect(1)
             gc.freeze()
             return session
@@ -319,6 +334,102 @@ def tune_process() -> dict[str, Any]:
 # Last request or websocket message (monotonic s), duration of the last page build (s), page
 # requests waiting for or in their build.
 _ACTIVITY: list[float] = [0.0, 0.1, 0.0]
+
+
+_TUNED_GC: list[GcPolicy] = []
+
+
+class GcPolicy:
+    """When a worker gives memory back (figures: benchmarks/README.md "Tab churn").
+
+    - A closed page (a session's, or one built ahead and discarded) is walked at once and freed
+      by reference counting a few seconds later (app/serve/reclaim.py): two steps of ~30-150 ms
+      instead of a full collection over every page of the process. A closed websocket's
+      objects (its connection, stream and request), likewise.
+    - Panel's full collection after each close does nothing (:meth:`closed_collect`). A full
+      collection (everything unfrozen, collected, frozen again: ~1.6 s with 100 pages built
+      ahead) runs only from :meth:`idle_tick`: no open session, no request for
+      ``IDLE_FULL_GC_S``, and pages closed since the last one. Never while a class runs.
+    - Steps of ``GC_PAUSE_LOG_S`` or more are logged as pauses, like collections.
+    """
+
+    def __init__(self, log: logging.Logger, collect: Callable[[], int] | None = None,
+                 call_later: Callable[..., Any] | None = None) -> None:
+        from app.serve import reclaim
+
+        self.log = log
+        self.collect = collect or self._full_collect
+        self.reclaimer = reclaim.Reclaimer(call_later or self._call_later, self._step)
+        self.closed = 0  # pages closed since the last full collection
+        self.full = 0
+        self.idle = False  # True during an idle collection (the pause log names it so)
+        self._said = ""
+
+    @staticmethod
+    def _call_later(seconds: float, fn: Callable[..., Any], *args: Any) -> None:
+        from tornado.ioloop import IOLoop
+
+        IOLoop.current().call_later(seconds, fn, *args)
+
+    def _step(self, what: str, seconds: float) -> None:
+        if seconds >= GC_PAUSE_LOG_S:
+            self.log.warning("%s paused the server %.2f s", what, seconds)
+
+    @staticmethod
+    def _full_collect() -> int:
+        import gc
+
+        gc.unfreeze()
+        try:
+            return gc.collect()
+        finally:
+            gc.freeze()
+
+    def page_closed(self, doc: Any) -> None:
+        """A page's document is about to be destroyed (its roots, template and models still in
+        place)."""
+        self.closed += 1
+        self.reclaimer.later([doc, *vars(doc).values(), *list(doc.models)], own=doc)
+
+    def connection_closed(self, handler: Any) -> None:
+        """A websocket closed: its handler, connection and stream (not its session: that lives
+        on until Bokeh discards it, then it is a closed page)."""
+        from bokeh.server.session import ServerSession
+
+        self.reclaimer.later([handler], stop=(ServerSession,))
+
+    def closed_collect(self) -> None:
+        """Panel's collection after a close (``panel.io.document._garbage_collect``): none."""
+
+    def idle_tick(self, sessions_open: int, quiet_s: float) -> None:
+        """Every ``IDLE_CHECK_MS``: the idle full collection when it is due; the reclaim's
+        figures in the log when they changed."""
+        if self.closed and not sessions_open and quiet_s >= IDLE_FULL_GC_S:
+            self.closed = 0
+            self.full += 1
+            self.idle = True
+            t0 = time.perf_counter()
+            try:
+                freed = self.collect()
+            finally:
+                self.idle = False
+            self.log.info("idle full collection (no open session): %.2f s, %d objects freed",
+                          time.perf_counter() - t0, freed)
+        said = self.reclaimer.summary()
+        if said != self._said:
+            self._said = said
+            self.log.info("%s", said)
+
+    def install(self, tornado_app: Any) -> None:
+        """Run :meth:`idle_tick` for ``tornado_app`` (a BokehTornado)."""
+        from tornado.ioloop import PeriodicCallback
+
+        def tick() -> None:
+            contexts = getattr(tornado_app, "_applications", {}).values()
+            connected = sum(s.connection_count for c in contexts for s in c.sessions)
+            self.idle_tick(connected, time.monotonic() - _ACTIVITY[0])
+
+        PeriodicCallback(tick, IDLE_CHECK_MS).start()
 
 
 def worker_quiet() -> bool:
@@ -413,6 +524,8 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     server.start()
     logs.announce(address, port, origins)
     prebuild.install(server._tornado, worker_quiet, follow=_lab_follow_later)
+    for policy in _TUNED_GC:
+        policy.install(server._tornado)
     room_wiring.announce_token(address, port, prefix)
     server.io_loop.start()
 
