@@ -60,7 +60,7 @@
   // Other tabs of this browser write the same entry: take what they added before writing.
   function save(s) {
     var cur = load();
-    ["polls", "reports"].forEach(function (name) {
+    ["polls", "reports", "meta"].forEach(function (name) {
       var theirs = cur[name] || {};
       s[name] = s[name] || {};
       Object.keys(theirs).forEach(function (id) {
@@ -73,13 +73,17 @@
   var mine = load();
   mine.polls = mine.polls || {};
   mine.reports = mine.reports || {}; // poll id -> the report drawn for it (sent or to resend)
+  mine.meta = mine.meta || {}; // poll id -> the ε, k and model that report was drawn for
   delete mine.sid;
 
   function showLedger() {
     var ids = Object.keys(mine.polls), total = 0, local = 0;
     if (!ids.length) { return; }
     ids.forEach(function (id) {
-      if (mine.polls[id].model === "local") { total += mine.polls[id].eps; local += 1; }
+      // a poll opened again after a restart took the report already sent: no new ε
+      if (mine.polls[id].model === "local" && !mine.polls[id].resent) {
+        total += mine.polls[id].eps; local += 1;
+      }
     });
     var central = ids.length - local;
     ledgerP.textContent = fill(msg("ledger"), {
@@ -136,9 +140,25 @@
       lockInputs();
       return;
     }
-    // a report drawn earlier (another tab, a reload, a failed send) is sent again as it is
+    // a report drawn earlier (another tab, a reload, a failed send) is sent again as it is;
+    // so is the report of the poll this one opens again after a store restart, when it was
+    // drawn for the same ε, options and model (the same question: no second ε)
     var pending = Object.prototype.hasOwnProperty.call(mine.reports, id) ? mine.reports[id] :
       null;
+    var lost = form.getAttribute("data-reopens");
+    var resent = false;
+    if (pending === null && lost && Object.prototype.hasOwnProperty.call(mine.reports, lost)) {
+      var m = mine.meta[lost] || {};
+      if (m.eps === parseFloat(form.getAttribute("data-eps")) &&
+          m.k === parseInt(form.getAttribute("data-k"), 10) &&
+          m.model === form.getAttribute("data-model")) {
+        pending = mine.reports[lost];
+        mine.reports[id] = pending;
+        mine.meta[id] = m;
+        resent = true;
+        save(mine);
+      }
+    }
     if (pending !== null) { lockInputs(); }
     send.addEventListener("click", function () {
       var eps = parseFloat(form.getAttribute("data-eps"));
@@ -164,6 +184,7 @@
         lockInputs();
         pending = yesno ? options[drawn] : drawn;
         mine.reports[id] = pending; // kept before it is sent: a retry cannot draw again
+        mine.meta[id] = { eps: eps, k: k, model: model };
         save(mine);
       }
       var sent = pending;
@@ -174,7 +195,7 @@
             if (res.error === "already" && res.sent !== undefined && res.sent !== null) {
               mine.reports[id] = res.sent; // the server's record of what this student sent
             }
-            mine.polls[id] = { model: model, eps: eps };
+            mine.polls[id] = { model: model, eps: eps, resent: resent };
             save(mine);
             showLedger();
           }

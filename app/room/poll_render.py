@@ -96,7 +96,9 @@ def student_poll_html(poll: Mapping[str, Any] | None, lang: str) -> str:
     central = poll["model"] == "central"
     warn = (f'<p class="dp-poll-central-warn"><strong>{_e(t("poll.student.central_warn", lang))}'
             f'</strong></p>' if central else "")
-    return (f'<form id="dp-poll" class="dp-poll" data-poll="{_e(poll["id"])}" '
+    reopens = str(poll.get("reopens") or "")
+    again = f' data-reopens="{_e(reopens)}"' if reopens else ""
+    return (f'<form id="dp-poll" class="dp-poll" data-poll="{_e(poll["id"])}"{again} '
             f'data-eps="{float(poll["eps"])!r}" data-k="{int(poll["k"])}" '
             f'data-model="{_e(poll["model"])}" data-kind="{_e(poll["kind"])}" novalidate>'
             f'<fieldset><legend><span class="dp-poll-model">{_e(model)}</span> '

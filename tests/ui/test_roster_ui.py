@@ -4,6 +4,7 @@ after the room is locked is told so; both languages."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -83,3 +84,37 @@ def test_two_tabs_are_one_student(browser: Any, server: Server, lang: str) -> No
     expect(first.locator(".dp-poll-status")).to_contain_text(already)
     for c in (late, ctx, teacher):
         c.close()
+
+
+def test_a_poll_opened_again_takes_the_report_already_sent(browser: Any, server: Server) -> None:
+    """After a store restart the instructor opens the lost poll again (``reopen``): a page that
+    kept its report sends that same report, and its privacy summary counts one ε, not two."""
+    teacher, code, csrf = open_room(browser, server)
+    form = {"preset": "homework", "eps": "1.098612", "model": "local"}
+    act(teacher, server, code, csrf, "poll-open", **form)
+    lost = teacher.request.get(f"{server.url}/join/state?room={code}").json()["poll"]["id"]
+    ctx = browser.new_context()
+    ctx.set_default_timeout(20000)
+    sent: list[str] = []
+    ctx.on("request", lambda r: sent.append(r.post_data or "")
+           if r.method == "POST" and "/join/answer" in r.url else None)
+    pg = ctx.new_page()
+    pg.goto(f"{server.url}/join?room={code}&lang=en")
+    pg.locator("input.dp-poll-option").first.check()
+    pg.locator(".dp-poll-send").click()
+    expect(pg.locator(".dp-poll-status")).to_contain_text("Sent")
+    act(teacher, server, code, csrf, "poll-open", reopen=lost, **form)
+    again = teacher.request.get(f"{server.url}/join/state?room={code}").json()["poll"]["id"]
+    assert again != lost
+    expect(pg.locator(f'form.dp-poll[data-poll="{again}"]')).to_have_count(1)
+    expect(pg.locator("input.dp-poll-option:checked")).to_have_count(0)
+    expect(pg.locator("input.dp-poll-option").first).to_be_disabled()  # nothing to choose
+    pg.locator(".dp-poll-send").click()
+    expect(pg.locator(".dp-poll-status")).to_contain_text("Sent")
+    assert len(sent) == 2
+    first, second = (json.loads(b) for b in sent)
+    assert second["sent"] == first["sent"] and second["poll"] == again
+    expect(pg.locator(".dp-poll-ledger")).to_contain_text("1.099")
+    expect(pg.locator(".dp-poll-ledger")).not_to_contain_text("2.197")
+    ctx.close()
+    teacher.close()
