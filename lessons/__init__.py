@@ -315,15 +315,18 @@ TERMS_PATH = LESSON_DIR / "terms.toml"
 
 @dataclass(frozen=True)
 class Concept:
-    """One entry of ``lessons/terms.toml``: the one term per language, its gloss, and the
-    variants the course does not use (regular expressions, checked by
-    tests/lessons/test_terms.py)."""
+    """One entry of ``lessons/terms.toml``: the one term per language, its gloss, the variants
+    the course does not use (regular expressions, checked by tests/lessons/test_terms.py, in
+    the sources named by ``where``; empty: all), and the other names Korean (or English)
+    papers and agencies use (``also``), which the glossary tooltip lists."""
 
     id: str
     terms: dict[str, str]
     glosses: dict[str, str]
     rejected: dict[str, tuple[str, ...]]
     tooltip: bool
+    also: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    where: tuple[str, ...] = ()
 
 
 @cache
@@ -337,7 +340,9 @@ def concepts() -> tuple[Concept, ...]:
             c["id"], {lang: c[lang] for lang in LANGS},
             {lang: c[f"gloss_{lang}"] for lang in LANGS},
             {lang: tuple(c.get(f"reject_{lang}", [])) for lang in LANGS},
-            bool(c.get("tooltip", False))))
+            bool(c.get("tooltip", False)),
+            {lang: tuple(c.get(f"also_{lang}", [])) for lang in LANGS},
+            tuple(c.get("where", []))))
     ids = [c.id for c in out]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
@@ -356,10 +361,13 @@ def glossary(lang: str) -> dict[str, Term]:
     for lesson in LESSONS:
         vals.update(values(lesson))
     out: dict[str, Term] = {}
+    also_word = {"ko": "다른 이름", "en": "Also called"}[lang]
     for c in concepts():
         if c.tooltip:
-            out[c.id] = Term(c.id, c.terms[lang],
-                             fill(c.glosses[lang], vals, f"terms.toml {c.id}"))
+            tip = fill(c.glosses[lang], vals, f"terms.toml {c.id}")
+            if c.also.get(lang):
+                tip += f" {also_word}: {', '.join(c.also[lang])}."
+            out[c.id] = Term(c.id, c.terms[lang], tip)
     for lesson in LESSONS:
         if not source_path(lesson, lang).exists():
             continue

@@ -87,6 +87,11 @@ def values() -> dict[str, str]:
     v["mean8_log10"] = fixed(ld8 / ln10, 4)
     v["mean8_factor"] = sci(delta_mean / math.exp(ld8), 2)
     _same(float(gaussian.delta(1.0, d_mean8, 0.5)), delta_mean, "n=8, σ=0.5 is n=4, σ=1")
+    # "doubling n halves δ" (issue 39 §9): three digits, as the misconception's answer prints
+    v["mean_delta3"], v["mean_delta3_tex"] = sci(delta_mean, 3), sci_tex(delta_mean, 3)
+    v["mean8_delta3"], v["mean8_delta3_tex"] = sci(math.exp(ld8), 3), sci_tex(math.exp(ld8), 3)
+    for q in ("sum", "count"):  # n does not enter their sensitivity
+        _same(queries.sensitivity(q, 8, 1.0), queries.sensitivity(q, 4, 1.0), f"{q}: Δ without n")
 
     # Example 3: mean, n = 32, B = 1 (Δ = 1/32), σ = 10, ε = 10: the double underflows.
     d_uf = queries.sensitivity("mean", 32, 1.0)
@@ -152,6 +157,9 @@ def values() -> dict[str, str]:
     v["classic_sigma_10"] = sig(cl10, 4)
     v["exact_sigma_10"] = sig(ex10, 4)
     v["classic_delta_10"] = sci(float(gaussian.delta(10.0, 1.0, cl10)), 2)
+    # doubling the claim does not rescue the formula (q-classic): its σ misses 2·10⁻⁵ too
+    if not float(gaussian.delta(10.0, 1.0, cl10)) > 2e-5:
+        raise ArithmeticError("the classic σ at ε = 10 must fail a doubled claim of 2e-5")
     v["classic_ln_term"] = sig(math.sqrt(2 * math.log(1.25 / 1e-5)), 5)
     v["classic_ln_term_tex"] = tex(v["classic_ln_term"])
     # Reading the curve: the smallest ε at which the sum (σ = 1) passes a claim of 1e-3 / 1e-5.
@@ -191,6 +199,13 @@ def values() -> dict[str, str]:
     v["vec_delta"] = sig(float(gaussian.delta(1.0, l2, 1.0)), 8)
     v["vec_sigma"] = sig(gaussian.calibrate_sigma(1.0, 0.13, l2), 5)
     _check_tour_answers()
+    _too_close(v)
+    v["n_delta_soft"] = str(certify.N_DELTA_SOFT)
+    v["ref_mironov"] = "Mironov (2012)"  # "On significance of the least significant bits..."
+    # what the Gauss-Legendre section says was measured (dpcore.gaussian's constants)
+    v["gl_nodes"] = ", ".join(str(k) for k in sorted(set(gaussian._RULES_U)))
+    v["erfcx_ulps"] = f"{gaussian._THETA_ERFCX / 2 / 2.0**-53:g}"  # the bound uses twice it
+    v["cf_ulps"] = f"{gaussian._THETA_CF / 2 / 2.0**-53:g}"
     # what delta allows: "name and shame" publishes each record with probability delta
     # ((0, delta)-DP); with the lab's n = 4 and delta = 0.13 (a claim that passes)
     ns_n, ns_delta = 4, 0.13
@@ -316,6 +331,23 @@ def _polls(v: dict[str, str]) -> None:
     mu = accounting.gaussian_mu(1.0, sigma)
     v["rr_ledger2_eps"] = sig(accounting.gdp_epsilon(delta, accounting.gdp_compose([mu, mu])), 3)
     v["rr_basic2_eps"] = sig(2 * eps, 3)
+
+
+def _too_close(v: dict[str, str]) -> None:
+    """The card's third verdict: a claim equal to the exact δ of the sum example (Δ = σ = ε = 1)
+    to 40 significant digits, and the fewest digits at which a claim is "too close to call"."""
+    import mpmath as mp
+
+    with mp.workdps(80):
+        exact = mp.ncdf(mp.mpf(-0.5)) - mp.e * mp.ncdf(mp.mpf(-1.5))
+        texts = {k: mp.nstr(exact, k) for k in range(20, 41)}
+    claim = texts[40]
+    verdict = {k: certify.certify("sum", 4, 1.0, 1.0, 1.0, s).verdict for k, s in texts.items()}
+    if verdict[40] != "too_close":
+        raise ArithmeticError("a 40-digit claim equal to δ must be too close to call")
+    first = min(k for k in verdict if all(verdict[j] == "too_close" for j in range(k, 41)))
+    v["tc_claim"] = claim
+    v["tc_digits"] = str(first)
 
 
 def _check_tour_answers() -> None:

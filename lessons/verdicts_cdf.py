@@ -112,7 +112,7 @@ def _vd_mp_pp(v: Mapping[str, str], out: dict[str, str]) -> None:
     word_ko = {-1: "MP 쪽이 작고", 0: "표의 자릿수로 같고", 1: "PP 쪽이 작고"}
     end_ko = {-1: "MP 쪽이 작습니다.", 0: "표의 자릿수로 같습니다.", 1: "PP 쪽이 작습니다."}
     word_en = {-1: "MP is lower", 0: "they are equal at the precision shown", 1: "PP is lower"}
-    ko += f"차수 5와 견주면 {word_ko[c5]}, 자동 차수와 견주면 {end_ko[ca]}"
+    ko += f"차수 5의 PP와 견주면 {word_ko[c5]}, 자동 차수 PP와 견주면 {end_ko[ca]}"
     en += f"against degree 5 {word_en[c5]}, against the automatic degree {word_en[ca]}."
     out["vd_mp_ref_ko"], out["vd_mp_ref_en"] = ko, en
 
@@ -188,7 +188,7 @@ def _vd_ec(v: Mapping[str, str], out: dict[str, str]) -> None:
     en = (f"The ratio auto / best histogram is at most {CLOSE:g} (auto close to this oracle or "
           f"ahead of it) in {len(close)} of the {total} rows")
     if over["ko"]:
-        ko += f" {CLOSE:g}을 넘는 줄은 {verdicts_mod.join(over['ko'], 'ko')}입니다."
+        ko += f" 비율이 {CLOSE:g}보다 큰 줄은 {verdicts_mod.join(over['ko'], 'ko')}입니다."
         en += f"; above {CLOSE:g}: {verdicts_mod.join(over['en'], 'en')}."
     else:
         en += "."
@@ -562,7 +562,7 @@ def _vd_low_degree(v: Mapping[str, str], out: dict[str, str]) -> None:
              for k in (2, 5)}
     pct = {k: sig(x, 2) for k, x in noise.items()}
     most = all(x <= 10.0 for x in noise.values())
-    ko = (f"차수 2와 5에서 잡음 항은 합의 {pct[2]}%와 {pct[5]}%이고 나머지는 절단 오차입니다. "
+    ko = (f"잡음 항은 차수 2에서 합의 {pct[2]}%, 차수 5에서 {pct[5]}%이고 나머지는 절단 오차입니다. "
           + ("낮은 차수에서는 절단 오차가 거의 전부입니다." if most
              else "낮은 차수에서도 잡음이 적지 않은 몫을 차지합니다."))
     en = (f"At degrees 2 and 5 the noise term is {pct[2]} % and {pct[5]} % of the sum, the rest "

@@ -34,12 +34,23 @@ def _sources(lang: str) -> list[tuple[str, str]]:
     return out
 
 
+def _in_scope(where: str, scope: tuple[str, ...]) -> bool:
+    """Is the source ``where`` (a _sources name) in a concept's ``where`` list (empty: all)?"""
+    if not scope:
+        return True
+    if where.endswith(".toml") or ".toml:" in where or where.startswith("values_"):
+        return "lessons" in scope
+    return where.split(".", 1)[0] in scope
+
+
 def _hits(lang: str) -> list[tuple[str, str, str]]:
     found = []
     for c in lessons.concepts():
         for pattern in c.rejected[lang]:
             rx = re.compile(pattern)
             for where, text in _sources(lang):
+                if not _in_scope(where, c.where):
+                    continue
                 for m in rx.finditer(text):
                     found.append((c.id, where, text[max(0, m.start() - 20):m.end() + 20]))
     return found
