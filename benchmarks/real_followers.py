@@ -79,6 +79,9 @@ TARGET_RATIO = 2.0  # issue 37: real followers' p95 <= 2x their one-follower bas
 # A task of a thread's scheduler in Chromium's trace (category "toplevel"); the other toplevel
 # events (e.g. "Receive mojo message") run inside one.
 TRACE_TASK = "ThreadControllerImpl::RunTask"
+# The teacher's release is answered (OK) within ~10 ms by a free worker; an OK later than this
+# means the teacher's worker was held by something else (a page built ahead, a collection).
+STALL_S = 0.25
 
 # Before any page script: a `message` listener on every websocket, registered before BokehJS's
 # own handler, notes when a frame that carries the card's σ reached the page's JavaScript;
@@ -326,6 +329,11 @@ def summary(base: Phase, cls: Phase, teacher_worker: str = "-") -> dict[str, Any
             "stages_baseline": breakdown(base.deliveries),
             "stages_class": breakdown(cls.deliveries),
             "teacher_ok_ms": 1e3 * pct(base.teacher_ok + cls.teacher_ok, 0.5),
+            "teacher_ok_baseline_ms": 1e3 * pct(base.teacher_ok, 0.5),
+            "teacher_ok_class_ms": 1e3 * pct(cls.teacher_ok, 0.5),
+            "stalled_baseline": sum(1 for x in base.teacher_ok if x > STALL_S),
+            "stalled_class": sum(1 for x in cls.teacher_ok if x > STALL_S),
+            "moves_baseline": len(base.sent), "moves_class": len(cls.sent),
             "teacher_worker": teacher_worker,
             "proto_teacher_worker": stats(cls.proto_by_worker.get(teacher_worker, []), 0),
             "proto_other_workers": stats([x for w, xs in cls.proto_by_worker.items()
@@ -359,6 +367,16 @@ def report(r: dict[str, Any]) -> str:
     lines.append(f"real / protocol p95: class {r['real_over_proto_p95']:.2f}x, baseline "
                  f"{r['one_real_over_one_proto_p95']:.2f}x; teacher's OK (server applied the "
                  f"move) median {r['teacher_ok_ms']:.0f} ms")
+    if "stalled_baseline" in r:
+        lines.append(f"teacher's OK later than {STALL_S * 1e3:.0f} ms (the teacher's worker held "
+                     f"by other work): baseline {r['stalled_baseline']} of "
+                     f"{r['moves_baseline']} moves (OK median "
+                     f"{r['teacher_ok_baseline_ms']:.0f} ms), class {r['stalled_class']} of "
+                     f"{r['moves_class']} ({r['teacher_ok_class_ms']:.0f} ms)")
+        if r["stalled_baseline"] > r["moves_baseline"] // 10:
+            lines.append("WARNING: the baseline was held up on the workers (pages built ahead "
+                         "between the moves, or collections: see --prebuilt 0); the ratio "
+                         "understates the class's cost")
     for ph in ("baseline", "class"):
         b = r[f"stages_{ph}"]
         lines.append(

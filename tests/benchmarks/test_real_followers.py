@@ -70,6 +70,19 @@ def test_summary_holds_the_ratio_against_one_real_follower_and_the_target() -> N
     text = rf.report({**slow, "pages": 4, "followers": 100, "real_workers": ["w2"]})
     assert "2.50x" in text and "NOT met" in text
     assert "| class: real pages" in text and "teacher's worker w1" in text
+    assert "WARNING" not in text
+
+
+def test_a_baseline_held_up_on_the_workers_is_flagged() -> None:
+    base = phase("baseline", [0.9] * 10, {"w2": [0.9] * 10})
+    base.sent = [float(i) for i in range(10)]
+    base.teacher_ok = [0.6] * 3 + [0.01] * 7  # three releases answered late
+    cls = phase("class", [0.3] * 10, {"w2": [0.3] * 10})
+    cls.sent, cls.teacher_ok = [float(i) for i in range(10)], [0.01] * 10
+    r = rf.summary(base, cls, "w1")
+    assert (r["stalled_baseline"], r["stalled_class"], r["moves_baseline"]) == (3, 0, 10)
+    assert r["target_met"] is True  # ... which is why the report warns
+    assert "WARNING: the baseline was held up" in rf.report(r)
 
 
 def test_breakdown_medians_of_the_stages() -> None:
