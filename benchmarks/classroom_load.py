@@ -23,6 +23,17 @@ Modes (one per run; each prints a table and one JSON line, ``--json FILE`` appen
   (no new card within ``--lost-after`` s), server CPU per move and per follower and move.
   Baseline in the same run, on the same server and room just before the class: the teacher
   and one follower ("one follower"), ``--baseline-moves`` moves.
+- ``churn``: ``follow`` with tab churn (issue 37). N students follow the room; a third of them
+  (``--churn-share``) leave the lab for the class page (``/join?room=CODE``, polling
+  ``/join/state`` every 2 s) for ``--away`` s and come back, once every ``--churn-period`` s
+  each (their phases spread over the period), as long as the teacher moves the σ slider (one
+  move every ``--interval`` s for ``--duration`` s). Figures: follow latency of the students on
+  the lab at each move (p50 / p95 / max, lost), the returning students' complete page, the
+  class page's polls, the server's logged pauses (every "... paused the server X s" line of the
+  workers: collections, page builds, the closed pages' freeing) of ``--pause-at`` s or more
+  during the class and in the whole run, each worker's ``/healthz`` answer time probed beside
+  HAProxy's checks, and whether HAProxy marked a worker DOWN (its log and the stats socket's
+  ``chkdown``). Baseline in the same run: one follower alone, as ``follow``.
 
 Server: by default the script starts ``python -m``-style ``app.serve.server.serve`` from
 ``--server-root`` (default: this checkout) on a free loopback port and stops it afterwards;
@@ -45,6 +56,8 @@ Usage examples (2-core machine; keep runs short):
   .venv/bin/python benchmarks/classroom_load.py memory --students 100 --cycles 2
   .venv/bin/python benchmarks/classroom_load.py follow --students 300 \
       --server-cmd scripts/serve-prod
+  .venv/bin/python benchmarks/classroom_load.py churn --students 300 --duration 240 \
+      --server-cmd scripts/serve-prod
 This is a script, not a test: it asserts nothing about wall-clock time.
 """
 
@@ -60,12 +73,14 @@ import re
 import resource
 import shlex
 import signal
+import socket
 import statistics
 import subprocess
 import sys
 import time
 import urllib.request
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,8 +99,10 @@ from wsclient import (
     Move,
     OpenTimes,
     Tab,
+    class_page,
     follow_values,
     open_followers,
+    sigma_shown,
     teacher_move,
     teacher_sign_in,
 )
@@ -265,7 +282,7 @@ def start_server(args: argparse.Namespace) -> Server:
                      DPLAB_PYTHON=os.environ.get("DPLAB_PYTHON", sys.executable))
     if args.variant == "no-prebuild":  # every page built on demand (app/serve/prebuild.py)
         env["DPLAB_PREBUILT_PAGES"] = "0"
-    if args.mode == "follow":  # the class's teacher; serve-prod's cap is per worker
+    if args.mode in ("follow", "churn"):  # the class's teacher; serve-prod's cap is per worker
         env.update(DPLAB_TEACHER_TOKEN=args.token,
                    DPLAB_MAX_SESSIONS=str(max(150, args.students + 50)))
     elif args.room:
@@ -303,12 +320,27 @@ def start_profile(args: argparse.Namespace, pid: int | None, seconds: float
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
+PAUSE_RE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \S+ (.*?) paused the server "
+                      r"([0-9.]+) s", re.M)
+
+
+def logged_pauses(log: Path | None) -> list[tuple[datetime, str, float]]:
+    """(when, what, seconds) of every pause the server logged: full collections ("gc generation
+    2"), page builds, pages built ahead, the freeing of closed pages (app.serve.server
+    tune_process and GcPolicy, app.serve.prebuild; each logs those of 0.2 s or more)."""
+    if log is None or not log.exists():
+        return []
+    text = log.read_text(errors="replace")
+    return [(datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f"), m.group(2), float(m.group(3)))
+            for m in PAUSE_RE.finditer(text)]
+
+
 def gc_pauses(log: Path | None) -> dict[str, Any]:
-    """Long collections the server logged (app.serve.server.tune_process logs those >= 0.2 s)."""
+    """Long pauses the server logged (see :func:`logged_pauses`) and page-script runs."""
     if log is None or not log.exists():
         return {}
     text = log.read_text(errors="replace")
-    pauses = [float(m.group(1)) for m in re.finditer(r"paused the server ([0-9.]+) s", text)]
+    pauses = [p for _, _, p in logged_pauses(log)]
     # app.serve.hardening logs one "page-run" line each time a page script runs (all tabs of the
     # run, warm-up and baselines included): more than one per tab means sessions were rebuilt.
     return {"gc_pauses_logged": len(pauses), "gc_pause_max_s": max(pauses, default=0.0),
@@ -687,6 +719,238 @@ async def run_follow(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
             "errors_sample": open_errors[:3]}
 
 
+def worker_ports(log: Path | None) -> dict[str, int]:
+    """serve-prod's workers (name -> loopback port), from its log."""
+    if log is None or not log.exists():
+        return {}
+    text = log.read_text(errors="replace")
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"serve-prod: worker (w\d+) pid \d+ on [0-9.]+:(\d+)", text)}
+
+
+def haproxy_down(log: Path | None) -> dict[str, Any]:
+    """Whether serve-prod's HAProxy marked a worker DOWN: its log lines and, while it runs, the
+    stats socket's ``chkdown`` (UP -> DOWN transitions) per worker."""
+    if log is None or not log.exists():
+        return {}
+    text = log.read_text(errors="replace")
+    lines = [ln.strip()[:160] for ln in text.splitlines() if " is DOWN" in ln]
+    out: dict[str, Any] = {"haproxy_down_lines": len(lines), "haproxy_down_sample": lines[:3]}
+    sock = re.search(r"stats: (\S+haproxy\.sock)", text)
+    if sock:
+        try:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.settimeout(5)
+                s.connect(sock.group(1))
+                s.sendall(b"show stat\n")
+                data = b""
+                while chunk := s.recv(65536):
+                    data += chunk
+            rows = data.decode().splitlines()
+            head = rows[0].lstrip("# ").split(",")
+            stat = [dict(zip(head, r.split(","), strict=False)) for r in rows[1:] if r]
+            out["haproxy_chkdown"] = {r["svname"]: int(r.get("chkdown") or 0) for r in stat
+                                      if r.get("pxname") == "workers"
+                                      and r["svname"] not in ("BACKEND", "FRONTEND")}
+        except (OSError, ValueError, KeyError, IndexError) as exc:
+            out["haproxy_stats_error"] = str(exc)[:120]
+    return out
+
+
+async def probe_health(ports: dict[str, int], out: dict[str, list[float]],
+                       stop: asyncio.Event, every: float = 0.5) -> None:
+    """Each worker's ``/healthz`` answer time, straight to the worker (as HAProxy checks it:
+    timeout 2 s, deploy/haproxy.cfg.in); a probe without an answer in 10 s counts as 10 s."""
+    from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+
+    async def one(name: str, port: int) -> None:
+        t0 = time.perf_counter()
+        try:
+            await AsyncHTTPClient().fetch(HTTPRequest(f"http://127.0.0.1:{port}/healthz",
+                                                      request_timeout=10))
+            dt = time.perf_counter() - t0
+        except Exception:
+            dt = 10.0
+        out.setdefault(name, []).append(dt)
+
+    while not stop.is_set():
+        await asyncio.gather(*(one(n, p) for n, p in ports.items()))
+        try:
+            await asyncio.wait_for(stop.wait(), every)
+        except TimeoutError:
+            pass
+
+
+async def churn_move(teacher: Tab, followers: list[Follower], log10_sigma: float,
+                     lost_after: float) -> tuple[list[float], int]:
+    """:func:`wsclient.teacher_move` over the students on the lab when the teacher moves; one
+    who leaves for the class page meanwhile counts neither as seen nor as lost."""
+    want = sigma_shown(log10_sigma)
+    for f in followers:
+        f.seen.clear()
+    sent = time.perf_counter()
+    await teacher.set("dp-slider-sigma", "value", log10_sigma)
+    await teacher.set("dp-slider-sigma", "value_throttled", log10_sigma)
+    deadline = sent + lost_after
+    while time.perf_counter() < deadline:
+        if all(f.closed or f.seen_at(want) is not None for f in followers):
+            break
+        await asyncio.sleep(0.005)
+    lat: list[float] = []
+    lost = 0
+    for f in followers:
+        at = f.seen_at(want)
+        if at is not None:
+            lat.append(at - sent)
+        elif not f.closed:
+            lost += 1
+    return lat, lost
+
+
+async def run_churn(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
+    await warm_up(f"{srv.url}{args.path}")
+    cookie, code = await teacher_sign_in(srv.url, args.token)
+    teacher = await Tab.open(f"{srv.url}/lab?room={code}&lang=en",
+                             extra_cookies={"dplab_teacher": cookie})
+    one, errs = await open_followers(srv.url, code, 1)
+    if not one:
+        raise SystemExit(f"baseline follower failed to open: {errs}")
+    b_lat, b_lost = await follow_round(teacher, one, args.baseline_moves, 0.5, args.lost_after)
+    await one[0].close()
+    base = {"p50_ms": 1000 * pct(b_lat, 0.5), "p95_ms": 1000 * pct(b_lat, 0.95)}
+    print(f"baseline (one follower): p50 {base['p50_ms']:.0f} ms  p95 {base['p95_ms']:.0f} ms  "
+          f"lost {b_lost}/{args.baseline_moves}", file=sys.stderr, flush=True)
+    t_open = time.perf_counter()
+    followers, open_errors = await open_followers(srv.url, code, args.students,
+                                                  args.concurrency, args.open_timeout)
+    opened_s = time.perf_counter() - t_open
+    print(f"{len(followers)} followers open after {opened_s:.1f} s ({len(open_errors)} failed)",
+          file=sys.stderr, flush=True)
+    # The lecture before the tab churn: the workers build pages ahead meanwhile (a hall of
+    # returning students takes them).
+    await asyncio.sleep(max(3.0, args.idle))
+    active: set[Follower] = set(followers)
+    since: dict[Follower, float] = {f: 0.0 for f in followers}
+    stop = asyncio.Event()
+    returns: list[float] = []
+    polls: list[float] = []
+    churn_errors: list[str] = []
+    cycles = [0]
+    rng = random.Random(args.seed)
+    churners = followers[::max(1, round(1 / args.churn_share))] if args.churn_share > 0 else []
+
+    async def churner(f: Follower, i: int, offset: float) -> None:
+        lang = "en" if i % 2 else "ko"
+        jar: dict[str, str] = dict(f.page.cookies)
+        try:
+            await asyncio.wait_for(stop.wait(), offset)
+            return
+        except TimeoutError:
+            pass
+        while not stop.is_set():
+            t_cycle = time.perf_counter()
+            active.discard(f)
+            await f.close()
+            try:
+                polls.extend(await class_page(srv.url, code, lang, jar, args.away))
+                t0 = time.perf_counter()
+                back = await Follower.open(f"{srv.url}/lab?room={code}&lang={lang}",
+                                           cookie=jar.get("dplab_w"),
+                                           timeout=args.open_timeout,
+                                           extra_cookies={k: v for k, v in jar.items()
+                                                          if k != "dplab_w"})
+                returns.append(time.perf_counter() - t0)
+            except Exception as exc:  # this student is gone for the rest of the run
+                churn_errors.append(f"{type(exc).__name__}: {exc}"[:160])
+                return
+            assert isinstance(back, Follower)
+            f = back
+            since[f] = time.perf_counter()
+            active.add(f)
+            cycles[0] += 1
+            left = args.churn_period - (time.perf_counter() - t_cycle)
+            try:
+                await asyncio.wait_for(stop.wait(), max(0.0, left))
+            except TimeoutError:
+                pass
+        if not f.closed:
+            await f.close()
+
+    lag: list[float] = []
+    samplers_stop = asyncio.Event()
+    lag_task = asyncio.create_task(loop_lag(lag, samplers_stop))
+    health: dict[str, list[float]] = {}
+    health_task = asyncio.create_task(probe_health(worker_ports(srv.log), health, samplers_stop))
+    win = Window.start(srv.pid)
+    rss_task = asyncio.create_task(sample_rss(srv.pid, win, samplers_stop))
+    t_class = datetime.now()
+    period = args.churn_period
+    tasks = [asyncio.create_task(churner(f, i, period * k / max(1, len(churners))
+                                         + rng.uniform(0, 0.5)))
+             for k, (i, f) in enumerate((followers.index(f), f) for f in churners)]
+    lat: list[float] = []
+    lost = deliveries = moves = 0
+    end = time.perf_counter() + args.duration
+    values = follow_values(10_000)
+    while time.perf_counter() < end:
+        sent = time.perf_counter()
+        now = sent
+        snapshot = [f for f in active if now - since[f] >= 1.0]
+        got, missed = await churn_move(teacher, snapshot, values[moves], args.lost_after)
+        lat += got
+        lost += missed
+        deliveries += len(got) + missed
+        moves += 1
+        await asyncio.sleep(max(0.0, args.interval - (time.perf_counter() - sent)))
+    t_class_end = datetime.now()
+    w = win.result(srv.pid)
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    samplers_stop.set()
+    await asyncio.gather(lag_task, health_task, rss_task)
+    down = haproxy_down(srv.log)
+    for t in [teacher, *active]:
+        await t.close()
+    pauses = logged_pauses(srv.log)
+    at = args.pause_at
+    in_class = [p for when, _, p in pauses if t_class <= when <= t_class_end]
+    kinds: dict[str, int] = {}
+    for _, what, p in pauses:
+        if p >= at:
+            key = "gc generation 2" if what.startswith("gc generation") else what
+            kinds[key] = kinds.get(key, 0) + 1
+    text = srv.log.read_text(errors="replace") if srv.log and srv.log.exists() else ""
+    reclaim_lines = re.findall(r"dplab\.server\.gc (\d+ closed pages walked.*)", text)
+    idle_lines = re.findall(r"dplab\.server\.gc (idle full collection.*)", text)
+    all_health = [x for v in health.values() for x in v]
+    return {"mode": "churn", "label": args.label, "students": args.students,
+            "open": len(followers), "open_failed": len(open_errors), "open_s": opened_s,
+            "churners": len(churners), "churn_period_s": period, "away_s": args.away,
+            "churn_cycles": cycles[0], "churn_errors": len(churn_errors),
+            "return_p50_s": pct(returns, 0.5), "return_p95_s": pct(returns, 0.95),
+            "class_poll_p95_ms": 1000 * pct(polls, 0.95), "class_polls": len(polls),
+            "teacher_moves": moves, "interval_s": args.interval, "duration_s": args.duration,
+            "deliveries": deliveries, "lost": lost,
+            "p50_ms": 1000 * pct(lat, 0.5), "p95_ms": 1000 * pct(lat, 0.95),
+            "max_ms": 1000 * max(lat) if lat else math.nan,
+            "baseline": "one follower", "base_p50_ms": base["p50_ms"],
+            "base_p95_ms": base["p95_ms"], "base_lost": b_lost,
+            "ratio_p95": 1000 * pct(lat, 0.95) / base["p95_ms"],
+            "pause_at_s": at,
+            "pauses_in_class": sum(1 for p in in_class if p >= at),
+            "pause_max_in_class_s": max(in_class, default=0.0),
+            "pauses_in_run": sum(1 for _, _, p in pauses if p >= at),
+            "pause_max_in_run_s": max((p for _, _, p in pauses), default=0.0),
+            "pause_kinds": kinds,
+            "health_max_s": max(all_health, default=math.nan),
+            "health_p99_s": pct(all_health, 0.99),
+            "health_over_2s": sum(1 for x in all_health if x > 2.0),
+            **down, "reclaim": reclaim_lines[-1] if reclaim_lines else "",
+            "idle_collections": idle_lines,
+            **w, "client_lag_p99_ms": 1000 * pct(lag, 0.99),
+            "errors_sample": (open_errors + churn_errors)[:3]}
+
+
 def report(r: dict[str, Any]) -> str:
     lines = [f"== {r['mode']} [{r['label']}] students={r['students']}  "
              f"load avg {r['load_start']} -> {r['load_end']}  "
@@ -719,6 +983,28 @@ def report(r: dict[str, Any]) -> str:
             f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f})",
             f"opening: {r['open']} open, {r['open_failed']} failed, in {r['open_s']:.0f} s; "
             f"per worker {r['per_worker']}",
+        ]
+    elif r["mode"] == "churn":
+        lines += [
+            f"teacher move -> follower's card p50 {r['p50_ms']:.0f} ms  p95 {r['p95_ms']:.0f} ms"
+            f"  max {r['max_ms']:.0f} ms  lost {r['lost']}/{r['deliveries']} "
+            f"({r['teacher_moves']} moves, one every {r['interval_s']:g} s)",
+            f"baseline (one follower): p50 {r['base_p50_ms']:.0f} ms  "
+            f"p95 {r['base_p95_ms']:.0f} ms  -> ratio p95 {r['ratio_p95']:.2f}x",
+            f"tab churn: {r['churners']} of {r['open']} students to the class page for "
+            f"{r['away_s']:g} s every {r['churn_period_s']:g} s: {r['churn_cycles']} returns "
+            f"(complete page p50 {r['return_p50_s']:.2f} s, p95 {r['return_p95_s']:.2f} s), "
+            f"{r['class_polls']} class-page polls (p95 {r['class_poll_p95_ms']:.0f} ms), "
+            f"{r['churn_errors']} errors",
+            f"server pauses >= {r['pause_at_s']:g} s: {r['pauses_in_class']} during the class "
+            f"(max {r['pause_max_in_class_s']:.2f} s), {r['pauses_in_run']} in the whole run "
+            f"(max {r['pause_max_in_run_s']:.2f} s) {r['pause_kinds']}",
+            f"/healthz straight to the workers: max {r['health_max_s']:.2f} s, "
+            f"{r['health_over_2s']} probes over HAProxy's 2 s; HAProxy DOWN lines "
+            f"{r.get('haproxy_down_lines', '?')}, chkdown {r.get('haproxy_chkdown', '?')}",
+            f"closed pages: {r['reclaim'] or '-'}; idle collections: {r['idle_collections']}",
+            f"server CPU {r['server_cpu_pct']:.0f} % of one core, "
+            f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f})",
         ]
     elif r["mode"] == "open":
         lines += [
@@ -768,7 +1054,7 @@ def report(r: dict[str, Any]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=["moves", "open", "memory", "follow"])
+    ap.add_argument("mode", choices=["moves", "open", "memory", "follow", "churn"])
     ap.add_argument("--students", type=int, default=100)
     ap.add_argument("--label", default="current")
     ap.add_argument("--url", help="target a running server (e.g. the balancer)")
@@ -782,7 +1068,8 @@ def main() -> None:
     ap.add_argument("--ramp", type=float, default=30.0, help="moves: seconds to open all tabs")
     ap.add_argument("--spread", type=float, default=1.0, help="open: seconds to start all tabs")
     ap.add_argument("--idle", type=float, default=2.0,
-                    help="open: seconds the server sits idle before the class opens the lab")
+                    help="open: seconds the server sits idle before the class opens the lab; "
+                         "churn: seconds between the followers' opening and the churn")
     ap.add_argument("--warm-cache", action="store_true", help="open: skip scripts/styles")
     ap.add_argument("--scroll", type=float, default=1.0,
                     help="share of students who scroll to the bottom of /lab once the page is "
@@ -795,6 +1082,14 @@ def main() -> None:
                     help="memory: seconds for the server to discard closed sessions")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--moves", type=int, default=30, help="follow: the teacher's moves")
+    ap.add_argument("--churn-share", type=float, default=1 / 3,
+                    help="churn: share of the students who leave for the class page")
+    ap.add_argument("--churn-period", type=float, default=60.0,
+                    help="churn: seconds between two departures of one student")
+    ap.add_argument("--away", type=float, default=30.0,
+                    help="churn: seconds on the class page before coming back")
+    ap.add_argument("--pause-at", type=float, default=0.25,
+                    help="churn: logged pauses counted from this long (s)")
     ap.add_argument("--concurrency", type=int, default=8,
                     help="follow: students opening at once")
     ap.add_argument("--nodelay", action="store_true",
@@ -811,7 +1106,7 @@ def main() -> None:
         import wsclient
 
         wsclient.NODELAY = True
-    if (args.mode == "follow" or args.room) and not args.token:
+    if (args.mode in ("follow", "churn") or args.room) and not args.token:
         if args.url:
             raise SystemExit("follow with --url needs the server's --token")
         import secrets
@@ -826,7 +1121,7 @@ def main() -> None:
     srv = start_server(args)
     try:
         run = {"moves": run_moves, "open": run_open, "memory": run_memory,
-               "follow": run_follow}[args.mode]
+               "follow": run_follow, "churn": run_churn}[args.mode]
         r = asyncio.run(run(args, srv))
     finally:
         srv.stop()

@@ -31,7 +31,8 @@ through tests/conftest.py) drive :class:`Tab` (any page: ``set(css_class, attr, 
 (a websocket on a plain socket that stops reading: the slow client). Both tab classes share
 :class:`Session` (messages in and out, replies matched to requests, pushes). A following class
 (benchmarks/room_follow.py and ``classroom_load.py follow``): :func:`teacher_sign_in`,
-:func:`open_followers` (:class:`Follower` tabs) and :func:`teacher_move`.
+:func:`open_followers` (:class:`Follower` tabs) and :func:`teacher_move`; a student on the class
+page instead (``classroom_load.py churn``): :func:`class_page`.
 
 Only the standard library and Tornado (a dependency of Bokeh) are used.
 """
@@ -1026,6 +1027,52 @@ async def open_followers(base: str, code: str, n: int, concurrency: int = 8,
 
     opened = await asyncio.gather(*(one(i) for i in range(n)))
     return [t for t in opened if t is not None], errors
+
+
+async def fetch_keeping_cookies(url: str, cookies: dict[str, str], timeout: float = 30.0,
+                                accept_language: str = "en-US,en;q=0.9") -> tuple[int, bytes]:
+    """GET ``url`` as a browser tab would, sending ``cookies`` and keeping every cookie the
+    answer sets in it (the balancer's affinity, the class's student credential):
+    (status, body)."""
+    from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+
+    headers = {"Accept-Language": accept_language}
+    if cookies:
+        headers["Cookie"] = cookie_header(cookies)
+    req = HTTPRequest(url, headers=headers, request_timeout=timeout, follow_redirects=False)
+    resp = await AsyncHTTPClient().fetch(req, raise_error=False)
+    for raw in resp.headers.get_list("Set-Cookie"):
+        c: SimpleCookie = SimpleCookie()
+        c.load(raw)
+        for name, morsel in c.items():
+            cookies[name] = morsel.value
+    return resp.code, resp.body
+
+
+async def class_page(base: str, code: str, lang: str, cookies: dict[str, str], seconds: float,
+                     every: float = 2.0, timeout: float = 30.0) -> list[float]:
+    """A student on the live class's page for ``seconds``: ``GET /join?room=CODE``, then
+    ``/join/state`` every ``every`` s (as assets/dplab-poll.js polls), with the browser's
+    ``cookies`` (kept up to date). Returns each poll's time to its answer (s); a page or poll
+    that does not answer 200 raises :class:`TabError`."""
+    from urllib.parse import urlencode
+
+    q = urlencode({"room": code, "lang": lang})
+    status, _ = await fetch_keeping_cookies(f"{base}/join?{q}", cookies, timeout)
+    if status != 200:
+        raise TabError(f"GET /join answered {status}")
+    waits: list[float] = []
+    end = time.perf_counter() + seconds
+    while True:
+        t0 = time.perf_counter()
+        status, _ = await fetch_keeping_cookies(f"{base}/join/state?{q}", cookies, timeout)
+        if status != 200:
+            raise TabError(f"GET /join/state answered {status}")
+        waits.append(time.perf_counter() - t0)
+        left = end - time.perf_counter()
+        if left <= 0:
+            return waits
+        await asyncio.sleep(max(0.0, min(every - (time.perf_counter() - t0), left)))
 
 
 def follow_values(moves: int) -> list[float]:

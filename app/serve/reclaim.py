@@ -231,6 +231,7 @@ class Reclaimer:
         self.call_later = call_later
         self.on_step = on_step or (lambda what, seconds: None)
         self.pages = self.freed = self.objects = self.left = self.too_big = 0
+        self.connections = self.connection_objects = 0
         self.enabled = self_check()
         if not self.enabled:
             log.warning("closed pages are left to full collections: the reference check "
@@ -245,10 +246,13 @@ class Reclaimer:
         t0 = time.perf_counter()
         objs = walk(seed, stop_types() + stop, own)
         self.on_step("walking a closed page", time.perf_counter() - t0)
-        self.pages += 1
+        if own is None:
+            self.connections += 1
+        else:
+            self.pages += 1
         if objs is None:
             self.too_big += 1
-            self.left += 1
+            self.left += own is not None
             return
         holder = [objs]
         del objs
@@ -262,7 +266,11 @@ class Reclaimer:
         free, kept = unreachable(objs)
         del objs
         own_free = has_own and not (kept and id(kept[0]) == first)
-        self.objects += break_cycles(free)
+        n = break_cycles(free)
+        if has_own:
+            self.objects += n
+        else:
+            self.connection_objects += n
         self.on_step("freeing a closed page", time.perf_counter() - t0)
         if own_free or not has_own:
             self.freed += own_free
@@ -275,4 +283,5 @@ class Reclaimer:
 
     def summary(self) -> str:
         return (f"{self.pages} closed pages walked, {self.freed} freed by reference counting "
-                f"({self.objects} objects), {self.left} left for an idle full collection")
+                f"({self.objects} objects), {self.left} left for an idle full collection; "
+                f"{self.connections} closed connections ({self.connection_objects} objects)")

@@ -416,7 +416,7 @@ class GcPolicy:
             self.log.info("idle full collection (no open session): %.2f s, %d objects freed",
                           time.perf_counter() - t0, freed)
         said = self.reclaimer.summary()
-        if said != self._said:
+        if said != self._said and self.reclaimer.pages:
             self._said = said
             self.log.info("%s", said)
 
