@@ -287,10 +287,13 @@ def tune_process() -> dict[str, Any]:
     WSHandler.on_message = on_message_seen
     # Any request (a plain page, a poll answer, a static file) is activity too: pages are built
     # ahead only while nobody is waiting for anything (app/serve/prebuild.py).
+    # The balancer's health checks (every 2 s) are not: nobody waits behind them.
     handler_init = tornado.web.RequestHandler.__init__
+    from app.serve.hardening import HealthHandler
 
     def handler_seen(self: Any, *args: Any, **kwargs: Any) -> None:
-        activity[0] = time.monotonic()
+        if not isinstance(self, HealthHandler):
+            activity[0] = time.monotonic()
         handler_init(self, *args, **kwargs)
 
     tornado.web.RequestHandler.__init__ = handler_seen  # type: ignore[method-assign]
