@@ -52,80 +52,80 @@ class CDFControls:
     def _build_widgets(self) -> None:
         s = self.state
         wide: dict[str, Any] = {"sizing_mode": "stretch_width"}
-        self.w_dataset = pn.widgets.Select(name=self.tr("cdf.ctl.dataset"),
+        self.w_dataset = pn.widgets.Select(label=self.tr("cdf.ctl.dataset"),
                                            options=self._dataset_options(), value=s.dataset,
                                            css_classes=["dp-cdf-dataset"], **wide)
-        self.w_n = ImmediateText(name=self.tr("cdf.ctl.n"), value=str(s.n),
+        self.w_n = ImmediateText(label=self.tr("cdf.ctl.n"), value=str(s.n),
                                  css_classes=["dp-cdf-n"],
                         **wide)
-        self.w_new_data = pn.widgets.Button(name=self.tr("cdf.ctl.new_data"), button_type="default",
+        self.w_new_data = pn.widgets.Button(label=self.tr("cdf.ctl.new_data"), color="default",
                                             css_classes=["dp-cdf-new-data"], **wide)
         self.w_method = pn.widgets.Select(
-            name=self.tr("cdf.ctl.method"), value=s.method,
+            label=self.tr("cdf.ctl.method"), value=s.method,
             options={self.tr(f"cdf.method.{m}"): m for m in METHOD_CHOICES},
             css_classes=["dp-cdf-method"], **wide)
-        self.w_eps = ImmediateText(name=self.tr("cdf.ctl.eps"), value=fmt_input(s.eps),
+        self.w_eps = ImmediateText(label=self.tr("cdf.ctl.eps"), value=fmt_input(s.eps),
                           css_classes=["dp-cdf-eps-input"], **wide)
-        self.w_eps_slider = ImmediateSlider(name=self.tr("cdf.ctl.eps_slider"), start=0.05,
+        self.w_eps_slider = ImmediateSlider(label=self.tr("cdf.ctl.eps_slider"), start=0.05,
                                             end=10.0,
                                     step=0.05, value=min(max(s.eps, 0.05), 10.0),
                                     css_classes=["dp-cdf-eps-slider"], **wide)
-        self.w_delta = ImmediateText(name=self.tr("cdf.ctl.delta"), value=fmt_input(s.delta),
+        self.w_delta = ImmediateText(label=self.tr("cdf.ctl.delta"), value=fmt_input(s.delta),
                             css_classes=["dp-cdf-delta-input"], **wide)
-        self.w_seed = ImmediateText(name=self.tr("cdf.ctl.noise_seed"), value=str(s.noise_seed),
+        self.w_seed = ImmediateText(label=self.tr("cdf.ctl.noise_seed"), value=str(s.noise_seed),
                            css_classes=["dp-cdf-seed"], **wide)
-        self.w_new_noise = pn.widgets.Button(name=self.tr("cdf.ctl.new_noise"),
+        self.w_new_noise = pn.widgets.Button(label=self.tr("cdf.ctl.new_noise"),
                                              css_classes=["dp-cdf-new-noise"], **wide)
-        self.w_auto = pn.widgets.Checkbox(name=self.tr("cdf.ctl.auto_degree"), value=s.auto_degree,
+        self.w_auto = pn.widgets.Checkbox(label=self.tr("cdf.ctl.auto_degree"), value=s.auto_degree,
                                           css_classes=["dp-cdf-auto"])
-        self.w_degree = ImmediateIntSlider(name=self.tr("cdf.ctl.degree"), start=0, end=64,
+        self.w_degree = ImmediateIntSlider(label=self.tr("cdf.ctl.degree"), start=0, end=64,
                                            value=s.degree,
                                            css_classes=["dp-cdf-degree-slider"],
                                            stylesheets=[assets.text("dplab-cdf-slider.css")],
                                            **wide)
-        self.w_teacher = pn.widgets.Checkbox(name=self.tr("cdf.ctl.teacher"), value=s.teacher,
+        self.w_teacher = pn.widgets.Checkbox(label=self.tr("cdf.ctl.teacher"), value=s.teacher,
                                              css_classes=["dp-cdf-teacher"])
         # public value spacing (real data and uploads)
-        self.w_lattice = pn.widgets.Checkbox(name=self.tr("cdf.ctl.lattice"), value=s.lattice,
+        self.w_lattice = pn.widgets.Checkbox(label=self.tr("cdf.ctl.lattice"), value=s.lattice,
                                              css_classes=["dp-cdf-lattice"])
-        self.w_h = ImmediateText(name=self.tr("cdf.ctl.lattice_h"), value=fmt_input(s.lattice_h),
+        self.w_h = ImmediateText(label=self.tr("cdf.ctl.lattice_h"), value=fmt_input(s.lattice_h),
                                  css_classes=["dp-cdf-lattice-h"], **wide)
         self.lattice_note = text_pane("", margin=(0, 10), css_classes=["dp-cdf-lattice-pane"])
         # its long label wraps on a phone (dplab-cdf.css) instead of running off the screen
-        self.w_pp_view = pn.widgets.Button(name=self.tr("cdf.ctl.pp_view"), button_type="primary",
+        self.w_pp_view = pn.widgets.Button(label=self.tr("cdf.ctl.pp_view"), color="primary",
                                            css_classes=["dp-cdf-pp-view"], visible=False,
                                            stylesheets=[views.CSS], max_width=900,
                                            sizing_mode="stretch_width")
-        self.w_all = pn.widgets.Button(name=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"])
+        self.w_all = pn.widgets.Button(label=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"])
         # upload
         self.w_upload = UploadBox(
             on_file=self._on_upload, on_error=self._on_upload_error,
             button_text=self.tr("cdf.up.button"), hint_text=self.tr("cdf.up.hint"),
             busy_text=self.tr("cdf.up.busy"), sizing_mode="stretch_width")
-        self.w_column = pn.widgets.Select(name=self.tr("cdf.up.column"), options=[],
+        self.w_column = pn.widgets.Select(label=self.tr("cdf.up.column"), options=[],
                                           css_classes=["dp-cdf-column"], visible=False, **wide)
-        self.w_lo = ImmediateText(name=self.tr("cdf.up.lo"), value="", css_classes=["dp-cdf-lo"],
+        self.w_lo = ImmediateText(label=self.tr("cdf.up.lo"), value="", css_classes=["dp-cdf-lo"],
                          visible=False, **wide)
-        self.w_hi = ImmediateText(name=self.tr("cdf.up.hi"), value="", css_classes=["dp-cdf-hi"],
+        self.w_hi = ImmediateText(label=self.tr("cdf.up.hi"), value="", css_classes=["dp-cdf-hi"],
                          visible=False, **wide)
-        self.w_unit = ImmediateText(name=self.tr("cdf.up.unit"), value="",
+        self.w_unit = ImmediateText(label=self.tr("cdf.up.unit"), value="",
                                     css_classes=["dp-cdf-unit"],
                            visible=False, **wide)
-        self.w_range = pn.widgets.Button(name=self.tr("cdf.up.use_range"),
+        self.w_range = pn.widgets.Button(label=self.tr("cdf.up.use_range"),
                                          css_classes=["dp-cdf-use-range"], visible=False, **wide)
-        self.w_forget = pn.widgets.Button(name=self.tr("cdf.up.forget"),
+        self.w_forget = pn.widgets.Button(label=self.tr("cdf.up.forget"),
                                           css_classes=["dp-cdf-forget"], visible=False, **wide)
         # stream
         self.w_stream_mode = pn.widgets.RadioButtonGroup(
-            name=self.tr("cdf.stream.mode"), value=s.stream_mode,
+            label=self.tr("cdf.stream.mode"), value=s.stream_mode,
             options={self.tr(f"cdf.stream.mode.{m}"): m for m in STREAM_MODES},
-            button_type="primary", button_style="outline", css_classes=["dp-cdf-stream-mode"])
-        self.w_parts = ImmediateText(name=self.tr("cdf.stream.parts"), value=str(s.stream_parts),
+            color="primary", variant="outline", css_classes=["dp-cdf-stream-mode"])
+        self.w_parts = ImmediateText(label=self.tr("cdf.stream.parts"), value=str(s.stream_parts),
                             css_classes=["dp-cdf-parts"], sizing_mode="stretch_width",
                             min_width=160, max_width=320)
-        self.w_add = pn.widgets.Button(name=self.tr("cdf.stream.add.batches"),
-                                       button_type="primary", css_classes=["dp-cdf-add-batch"])
-        self.w_reset = pn.widgets.Button(name=self.tr("cdf.stream.reset"),
+        self.w_add = pn.widgets.Button(label=self.tr("cdf.stream.add.batches"),
+                                       color="primary", css_classes=["dp-cdf-add-batch"])
+        self.w_reset = pn.widgets.Button(label=self.tr("cdf.stream.reset"),
                                          css_classes=["dp-cdf-stream-reset"])
 
         # error lines under the controls
@@ -314,7 +314,7 @@ class CDFControls:
                     self.w_hi.value = hi
                 if self.w_unit.value != s.upload_unit:
                     self.w_unit.value = s.upload_unit
-            self.w_add.name = self.tr(f"cdf.stream.add.{s.stream_mode}")
+            self.w_add.label = self.tr(f"cdf.stream.add.{s.stream_mode}")
             self.w_add.disabled = s.stream_steps >= s.stream_parts
         finally:
             self._syncing = False
@@ -328,8 +328,8 @@ class CDFControls:
             # the slider's own label says when the shown release has no degree (the reason is
             # in the note right under it, views.degree_side_html)
             label = self.tr("cdf.ctl.degree" if info.available else "cdf.ctl.degree_na")
-            if self.w_degree.name != label:
-                self.w_degree.name = label
+            if self.w_degree.label != label:
+                self.w_degree.label = label
             # no number next to a slider that does nothing (it would read as a degree in use)
             self.w_degree.show_value = info.available
             if info.available:

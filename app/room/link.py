@@ -138,15 +138,15 @@ class RoomLink:
             if session_flag(connection.OWN_ARG[0]) == connection.OWN_ARG[1]:
                 self.state.detach()
             self.toggle = pn.widgets.Toggle(
-                name=t("room.follow.detach", self.lang), value=self.state.following,
-                button_type="primary", css_classes=["dp-follow"], margin=(0, 0, 6, 0))
+                label=t("room.follow.detach", self.lang), value=self.state.following,
+                color="primary", css_classes=["dp-follow"], margin=(0, 0, 6, 0))
             self.toggle.param.watch(self._on_toggle, "value")
             objects += [self.toggle, self.question_pane]
             page.on_prediction(self._on_prediction)
         else:
-            self.ask_btn = pn.widgets.Button(name=t("room.ask", self.lang),
-                                             button_type="primary", css_classes=["dp-room-ask"])
-            self.reveal_btn = pn.widgets.Button(name=t("room.reveal", self.lang),
+            self.ask_btn = pn.widgets.Button(label=t("room.ask", self.lang),
+                                             color="primary", css_classes=["dp-room-ask"])
+            self.reveal_btn = pn.widgets.Button(label=t("room.reveal", self.lang),
                                                 css_classes=["dp-room-reveal"])
             self.ask_btn.on_click(lambda e: self._spawn(self._ask()))
             self.reveal_btn.on_click(lambda e: self._spawn(self.hub.reveal(self.code)))
@@ -446,12 +446,12 @@ class RoomLink:
                               f'<p>{html.escape(text)}{extra}</p></div>')
         if self.toggle is not None:
             following = st.following
-            self.toggle.name = t("room.follow.detach" if following else "room.follow.again",
-                                 lang)
+            self.toggle.label = t("room.follow.detach" if following else "room.follow.again",
+                                  lang)
             if self.toggle.value != following:
                 self.toggle.value = following
             self.toggle.visible = st.status in ("live", "lost")
-            self.toggle.button_type = "primary" if following else "default"
+            self.toggle.color = "primary" if following else "default"
         if st.role == "student":
             self._render_quiz(qt)
         else:
@@ -478,7 +478,7 @@ class RoomLink:
                 stylesheets=[ROOM_CSS], margin=0, sizing_mode="stretch_width"))
         elif st.answered < 0:
             for i, o in enumerate(qt.options):
-                b = pn.widgets.Button(name=o, css_classes=["dp-room-option",
+                b = pn.widgets.Button(label=o, css_classes=["dp-room-option",
                                                            f"dp-room-option-{i}"],
                                       margin=(2, 6, 2, 0))
                 b.on_click(functools.partial(self._on_option, i))

@@ -135,7 +135,7 @@ class StepPanel:
     def __init__(self, tour: Any, lang: str, on_change: Callable[[], None] | None = None
                  ) -> None:
         self.tour, self.lang, self.on_change = tour, lang, on_change
-        self.start_btn = pn.widgets.Button(label=t(self.start_key, lang), button_type="primary",
+        self.start_btn = pn.widgets.Button(label=t(self.start_key, lang), color="primary",
                                            css_classes=["dp-tour-start"])
         self.start_btn.on_click(lambda e: self.tour.go(1))
         self.panel = pn.Column(css_classes=["dp-tour-step"], sizing_mode="stretch_width",
@@ -160,7 +160,7 @@ class StepPanel:
                                   css_classes=["dp-tour-options"])
 
         def button(key: str, cls: str, kind: str = "default") -> pn.widgets.Button:
-            return pn.widgets.Button(label=t(key, lang), button_type=kind, css_classes=[cls])
+            return pn.widgets.Button(label=t(key, lang), color=kind, css_classes=[cls])
 
         self.reveal_btn = button("tour.reveal", "dp-tour-reveal-btn")
         self.back_btn = button("tour.back", "dp-tour-back")
@@ -174,7 +174,7 @@ class StepPanel:
         self.panel.objects = [self.text, self.options, self.reveal_btn, self.nav]
 
     def _option_button(self, i: int, text: str) -> pn.widgets.Button:
-        b = pn.widgets.Button(label=text, button_type="default",
+        b = pn.widgets.Button(label=text, color="default",
                               css_classes=["dp-tour-option", f"dp-tour-option-{i}"],
                               margin=(2, 6, 2, 0))
 
