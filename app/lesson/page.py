@@ -45,6 +45,7 @@ class _Renderer:
         self.terms = lessons.glossary(lang)
         self.tokens: list[str] = []
         self.tip_count = 0
+        self.table_count = 0
 
     def _protect(self, text: str) -> str:
         def math(m: re.Match[str]) -> str:
@@ -78,7 +79,18 @@ class _Renderer:
         return out
 
     def block(self, text: str) -> str:
-        return _EMPTY_TH.sub(r"<td\1></td>", self._restore(_MD.render(self._protect(text))))
+        out = _EMPTY_TH.sub(r"<td\1></td>", self._restore(_MD.render(self._protect(text))))
+        # A table wider than a phone scrolls inside its own box, not the page; the box takes
+        # keyboard focus so the arrow keys scroll it (axe "scrollable-region-focusable").
+        # Each region is a landmark, so each has a name of its own ("table 3 ...").
+
+        def wrap(_: re.Match[str]) -> str:
+            self.table_count += 1
+            label = html.escape(t("lesson.table_region", self.lang, k=self.table_count))
+            return (f'<div class="dp-table-wrap" role="region" tabindex="0" '
+                    f'aria-label="{label}"><table>')
+
+        return re.sub(r"<table>", wrap, out).replace("</table>", "</table></div>")
 
     def inline(self, text: str) -> str:
         return self._restore(_MD.renderInline(self._protect(text)))

@@ -64,7 +64,7 @@ def test_5_the_papers_large_eps_finding_as_the_paper_says_it(lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_6_mp_costs_composition_not_sensitivity(lang: str) -> None:
     body = _sec("cdf", lang, "matching-pursuit")
-    assert "\\le 1/n" in body and "much larger sensitivity" not in body
+    assert "\\;\\le\\; 1/n" in body and "much larger sensitivity" not in body
     assert "민감도도 훨씬 큽니다" not in body
     coef = {"ko": "고른 모양의 계수에도 새 잡음을 넣어 공개합니다",
             "en": "fresh noise on the chosen shape's coefficient"}[lang]
