@@ -562,7 +562,8 @@ def _vd_low_degree(v: Mapping[str, str], out: dict[str, str]) -> None:
              for k in (2, 5)}
     pct = {k: sig(x, 2) for k, x in noise.items()}
     most = all(x <= 10.0 for x in noise.values())
-    ko = (f"잡음 항은 차수 2에서 합의 {pct[2]}%, 차수 5에서 {pct[5]}%이고 나머지는 절단 오차입니다. "
+    ko = (f"잡음 항은 차수 2에서 합의 {pct[2]}%, 차수 5에서 {pct[5]}%이고 "
+          "나머지는 절단 오차입니다. "
           + ("낮은 차수에서는 절단 오차가 거의 전부입니다." if most
              else "낮은 차수에서도 잡음이 적지 않은 몫을 차지합니다."))
     en = (f"At degrees 2 and 5 the noise term is {pct[2]} % and {pct[5]} % of the sum, the rest "
