@@ -139,7 +139,7 @@ def test_a_killed_workers_students_are_told_and_follow_again(
         expect(banner_en).to_contain_text(f"Following the instructor (class {code})")
         expect(en.locator(".dp-card-pane .dp-sigma")).to_have_text("1.995")
         # the Korean student explores on her own, from where the class is, to σ = 0.7
-        expect(banner_ko).to_contain_text("강사를 따라가는 중입니다")
+        expect(banner_ko).to_contain_text("교수자를 따라가는 중입니다")
         expect(ko.locator(".dp-card-pane .dp-sigma")).to_have_text("1.995")
         ko.get_by_role("button", name="혼자 탐색하기").click()
         expect(banner_ko).to_contain_text("혼자 탐색하는 중입니다")

@@ -109,7 +109,7 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
         focus_by_tab(ko, ".dp-join-lab")
         ko.keyboard.press("Enter")
         expect(ko.locator(".dp-room-banner")).to_contain_text(
-            f"강사를 따라가는 중입니다(수업 {code})")
+            f"교수자를 따라가는 중입니다(수업 {code})")
         expect(ko.get_by_role("button", name="혼자 탐색하기")).to_be_visible()
 
         # ---- the teacher moves σ: both cards show it ---------------------------------------

@@ -72,7 +72,7 @@ async def _fault(base: str, redis: Any) -> None:
     # ---- it answers again: the labs follow again, at the teacher's state ------------------
     redis.resume()
     await banner_says(a, "Following the instructor")
-    await banner_says(b, "강사를 따라가는 중입니다")
+    await banner_says(b, "교수자를 따라가는 중입니다")
     await banner_says(teacher, "You are leading class")
     for s in (a, b):  # what the teacher changed meanwhile reaches the class
         await s.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) == "3.162")
@@ -109,7 +109,7 @@ async def _fault(base: str, redis: Any) -> None:
         assert set(codes) <= {200, 503} and len(codes) < 200, codes
         await asyncio.sleep(0.05)
     for tab, needle in ((teacher, "You are leading class"), (a, "Following the instructor"),
-                        (b, "강사를 따라가는 중입니다")):
+                        (b, "교수자를 따라가는 중입니다")):
         await tab.wait_latest("dp-room-banner", lambda t, n=needle: n in t)  # type: ignore
     # a's own σ (3.162, moved while lost) gives way to the room's
     await a.wait_latest("dp-card-pane", lambda t: wsclient.card_sigma(t) == "1")
