@@ -321,18 +321,19 @@ def start_profile(args: argparse.Namespace, pid: int | None, seconds: float
 
 
 PAUSE_RE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \S+ (.*?) paused the server "
-                      r"([0-9.]+) s", re.M)
+                      r"([0-9.]+) s(?: \(([0-9.]+) s of CPU[,)])?", re.M)
 
 
-def logged_pauses(log: Path | None) -> list[tuple[datetime, str, float]]:
-    """(when, what, seconds) of every pause the server logged: full collections ("gc generation
-    2"), page builds, pages built ahead, the freeing of closed pages (app.serve.server
-    tune_process and GcPolicy, app.serve.prebuild; each logs those of 0.2 s or more)."""
+def logged_pauses(log: Path | None) -> list[tuple[datetime, str, float, float]]:
+    """(when, what, seconds, CPU seconds or nan) of every pause the server logged: collections
+    ("gc generation N"), page builds, pages built ahead, the walking and freeing of closed pages
+    (app.serve.server tune_process and GcPolicy, app.serve.prebuild; each logs those of 0.2 s or
+    more; all but the collections also say the CPU time the step took)."""
     if log is None or not log.exists():
         return []
     text = log.read_text(errors="replace")
-    return [(datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f"), m.group(2), float(m.group(3)))
-            for m in PAUSE_RE.finditer(text)]
+    return [(datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f"), m.group(2), float(m.group(3)),
+             float(m.group(4)) if m.group(4) else math.nan) for m in PAUSE_RE.finditer(text)]
 
 
 def gc_pauses(log: Path | None) -> dict[str, Any]:
@@ -340,7 +341,7 @@ def gc_pauses(log: Path | None) -> dict[str, Any]:
     if log is None or not log.exists():
         return {}
     text = log.read_text(errors="replace")
-    pauses = [p for _, _, p in logged_pauses(log)]
+    pauses = [p for _, _, p, _ in logged_pauses(log)]
     # app.serve.hardening logs one "page-run" line each time a page script runs (all tabs of the
     # run, warm-up and baselines included): more than one per tab means sessions were rebuilt.
     return {"gc_pauses_logged": len(pauses), "gc_pause_max_s": max(pauses, default=0.0),
@@ -913,12 +914,13 @@ async def run_churn(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
         await t.close()
     pauses = logged_pauses(srv.log)
     at = args.pause_at
-    in_class = [p for when, _, p in pauses if t_class <= when <= t_class_end]
+    in_class = [p for when, _, p, _ in pauses if t_class <= when <= t_class_end]
+    cpu_in_class = [c for when, _, _, c in pauses
+                    if t_class <= when <= t_class_end and not math.isnan(c)]
     kinds: dict[str, int] = {}
-    for _, what, p in pauses:
+    for _, what, p, _ in pauses:
         if p >= at:
-            key = "gc generation 2" if what.startswith("gc generation") else what
-            kinds[key] = kinds.get(key, 0) + 1
+            kinds[what] = kinds.get(what, 0) + 1
     text = srv.log.read_text(errors="replace") if srv.log and srv.log.exists() else ""
     reclaim_lines = re.findall(r"dplab\.server\.gc (\d+ closed pages walked.*)", text)
     idle_lines = re.findall(r"dplab\.server\.gc (idle full collection.*)", text)
@@ -939,8 +941,10 @@ async def run_churn(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
             "pause_at_s": at,
             "pauses_in_class": sum(1 for p in in_class if p >= at),
             "pause_max_in_class_s": max(in_class, default=0.0),
-            "pauses_in_run": sum(1 for _, _, p in pauses if p >= at),
-            "pause_max_in_run_s": max((p for _, _, p in pauses), default=0.0),
+            "pauses_cpu_in_class": sum(1 for c in cpu_in_class if c >= at),
+            "pause_cpu_max_in_class_s": max(cpu_in_class, default=0.0),
+            "pauses_in_run": sum(1 for _, _, p, _ in pauses if p >= at),
+            "pause_max_in_run_s": max((p for _, _, p, _ in pauses), default=0.0),
             "pause_kinds": kinds,
             "health_max_s": max(all_health, default=math.nan),
             "health_p99_s": pct(all_health, 0.99),
@@ -998,7 +1002,9 @@ def report(r: dict[str, Any]) -> str:
             f"{r['churn_errors']} errors",
             f"server pauses >= {r['pause_at_s']:g} s: {r['pauses_in_class']} during the class "
             f"(max {r['pause_max_in_class_s']:.2f} s), {r['pauses_in_run']} in the whole run "
-            f"(max {r['pause_max_in_run_s']:.2f} s) {r['pause_kinds']}",
+            f"(max {r['pause_max_in_run_s']:.2f} s) {r['pause_kinds']}; during the class "
+            f"{r['pauses_cpu_in_class']} took {r['pause_at_s']:g} s of CPU or more (max "
+            f"{r['pause_cpu_max_in_class_s']:.2f} s: the rest is the other processes' share)",
             f"/healthz straight to the workers: max {r['health_max_s']:.2f} s, "
             f"{r['health_over_2s']} probes over HAProxy's 2 s; HAProxy DOWN lines "
             f"{r.get('haproxy_down_lines', '?')}, chkdown {r.get('haproxy_chkdown', '?')}",

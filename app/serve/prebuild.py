@@ -177,7 +177,8 @@ class Pool(Generic[T]):
             log.debug("page built ahead in %.0f ms", 1000 * (time.thread_time() - t0))
         wall = time.perf_counter() - w0
         if wall >= PAUSE_LOG_S:  # the serving thread did nothing else meanwhile
-            pause_log.warning("a page built ahead paused the server %.2f s", wall)
+            pause_log.warning("a page built ahead paused the server %.2f s (%.2f s of CPU)",
+                              wall, time.thread_time() - t0)
 
 
 def _label(key: Any) -> str:

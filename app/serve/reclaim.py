@@ -52,6 +52,9 @@ WALK_LIMIT = 150_000
 # each of RETRY_S while its document is still held (a pending callback of the page, mostly).
 DELAY_S = 3.0
 RETRY_S = (10.0, 30.0, 90.0)
+# Bokeh discards the closed sessions it finds together: their freeing steps are spaced by this
+# much, so that the event loop serves its connections between two of them.
+SPACING_S = 0.25
 
 _STOP: tuple[type, ...] = ()
 
@@ -224,14 +227,16 @@ class Reclaimer:
     document is still held then is looked at again after each of ``RETRY_S``.
 
     ``call_later(seconds, fn, *args)``: the event loop's (IOLoop.call_later). ``on_step(what,
-    seconds)``: told how long each step held the serving thread (the server's pause log)."""
+    seconds, cpu)``: told how long each step held the serving thread and the CPU time it took
+    (the server's pause log)."""
 
     def __init__(self, call_later: Callable[..., Any],
-                 on_step: Callable[[str, float], None] | None = None) -> None:
+                 on_step: Callable[[str, float, float], None] | None = None) -> None:
         self.call_later = call_later
-        self.on_step = on_step or (lambda what, seconds: None)
+        self.on_step = on_step or (lambda what, seconds, cpu: None)
         self.pages = self.freed = self.objects = self.left = self.too_big = 0
         self.connections = self.connection_objects = 0
+        self._next = 0.0  # (monotonic) the earliest time for the next freeing step
         self.enabled = self_check()
         if not self.enabled:
             log.warning("closed pages are left to full collections: the reference check "
@@ -243,9 +248,9 @@ class Reclaimer:
         later."""
         if not self.enabled:
             return
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         objs = walk(seed, stop_types() + stop, own)
-        self.on_step("walking a closed page", time.perf_counter() - t0)
+        self.on_step("walking a closed page", time.perf_counter() - t0, time.thread_time() - c0)
         if own is None:
             self.connections += 1
         else:
@@ -256,10 +261,16 @@ class Reclaimer:
             return
         holder = [objs]
         del objs
-        self.call_later(DELAY_S, self._free, holder, own is not None, 0)
+        self._later(DELAY_S, holder, own is not None, 0)
+
+    def _later(self, seconds: float, holder: list[list[Any]], has_own: bool, tries: int) -> None:
+        now = time.monotonic()
+        at = max(now + seconds, self._next)
+        self._next = at + SPACING_S
+        self.call_later(at - now, self._free, holder, has_own, tries)
 
     def _free(self, holder: list[list[Any]], has_own: bool, tries: int) -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         objs = holder.pop()
         # The document is the first object (its id only: a reference would hold it).
         first = id(objs[0]) if objs else 0
@@ -271,13 +282,13 @@ class Reclaimer:
             self.objects += n
         else:
             self.connection_objects += n
-        self.on_step("freeing a closed page", time.perf_counter() - t0)
+        self.on_step("freeing a closed page", time.perf_counter() - t0, time.thread_time() - c0)
         if own_free or not has_own:
             self.freed += own_free
             return
         if tries < len(RETRY_S) and kept:
             # The document is kept first: it is the first of ``kept`` next time too.
-            self.call_later(RETRY_S[tries], self._free, [kept], True, tries + 1)
+            self._later(RETRY_S[tries], [kept], True, tries + 1)
         else:
             self.left += 1
 

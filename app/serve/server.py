@@ -76,8 +76,10 @@ def routes() -> dict[str, Callable[[], Any]]:
 # 15 s). When a whole class opens /lab at once the websockets queue behind other page builds;
 # with 15 s the server threw those sessions away and built the same pages a second time.
 UNUSED_SESSION_LIFETIME_MS = 120_000
-# Young-generation threshold (CPython: 700): one page build allocates ~50,000 objects.
-GC_GEN0_THRESHOLD = 50_000
+# Young-generation threshold (CPython: 700). A young collection walks about this many objects:
+# 50,000 (one page build's allocations) took 0.58 s on a loaded machine during a class
+# (2026-12-03, issue 37); 10,000 keeps each under ~0.1 s there, for about the same total work.
+GC_GEN0_THRESHOLD = 10_000
 GC_PAUSE_LOG_S = 0.2
 # Before a page build, the server first does whatever else is waiting, and waits BUILD_QUIET_S
 # after the last websocket message (a browser's next step comes within milliseconds), for at
@@ -90,6 +92,7 @@ BUILD_YIELD_MAX_S = 1.0
 # counting (app/serve/reclaim.py), and what that leaves waits for a full collection once the
 # worker has had no open session and no request for IDLE_FULL_GC_S.
 IDLE_FULL_GC_S = 60.0
+DISCARD_SPACING_S = 0.1
 IDLE_CHECK_MS = 5_000
 _TUNED: dict[str, Any] = {}
 
@@ -223,17 +226,18 @@ def tune_process() -> dict[str, Any]:
     gc.freeze()
     _, g1, g2 = gc.get_threshold()
     gc.set_threshold(GC_GEN0_THRESHOLD, g1, g2)
-    started: list[float] = [0.0]
+    started: list[float] = [0.0, 0.0]
     gc_log = logging.getLogger("dplab.server.gc")
 
     def on_gc(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            started[0] = time.perf_counter()
+            started[:] = time.perf_counter(), time.thread_time()
             return
         dt = time.perf_counter() - started[0]
         if dt >= GC_PAUSE_LOG_S and not (_TUNED_GC and _TUNED_GC[0].idle):
-            gc_log.warning("gc generation %d paused the server %.2f s (%d objects freed)",
-                           info["generation"], dt, info.get("collected", 0))
+            gc_log.warning("gc generation %d paused the server %.2f s (%.2f s of CPU, %d "
+                           "objects freed)", info["generation"], dt,
+                           time.thread_time() - started[1], info.get("collected", 0))
 
     gc.callbacks.append(on_gc)
 
@@ -255,6 +259,18 @@ def tune_process() -> dict[str, Any]:
     # Panel schedules a full collection after every close (pn_document._garbage_collect):
     # the policy's idle collection replaces it.
     pn_application._destroy_document = destroy_reclaimed
+    # Bokeh discards every closed session it finds (every 17 s) one after the other without
+    # serving anything between them; each is walked now: one per turn of the event loop.
+    from bokeh.server.contexts import ApplicationContext
+
+    discard = ApplicationContext._discard_session
+
+    async def discard_in_turn(self: Any, session: Any, should_discard: Any) -> None:
+        await asyncio.sleep(DISCARD_SPACING_S)
+        if session.connection_count == 0 and session.id in self._sessions:
+            await discard(self, session, should_discard)
+
+    ApplicationContext._discard_session = discard_in_turn
     pn_document._garbage_collect = policy.closed_collect
     ws_close = WSHandler.on_close
 
@@ -268,13 +284,15 @@ def tune_process() -> dict[str, Any]:
     init_doc = pn_application.Application.initialize_document
 
     def initialize_timed(self: Any, doc: Any) -> Any:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
             return init_doc(self, doc)
         finally:
             dt = time.perf_counter() - t0
             if dt >= GC_PAUSE_LOG_S and not prebuild.building_ahead:  # (ahead: its tick logs)
-                gc_log.warning("a page build paused the server %.2f s", dt)
+                # (the CPU time tells the page's cost from other processes' share of the cores)
+                gc_log.warning("a page build paused the server %.2f s (%.2f s of CPU)", dt,
+                               time.thread_time() - c0)
 
     pn_application.Application.initialize_document = initialize_timed  # type: ignore[method-assign]
     activity = _ACTIVITY
@@ -342,6 +360,15 @@ _ACTIVITY: list[float] = [0.0, 0.1, 0.0]
 _TUNED_GC: list[GcPolicy] = []
 
 
+def _shared_types() -> tuple[type, ...]:
+    """The live class's process-wide objects (the room hub and its store): every following
+    page is linked to them, a walk from one page must not go on to all the others."""
+    from app.room.hub import RoomHub
+    from app.room.store import RoomStore
+
+    return (RoomHub, RoomStore)
+
+
 class GcPolicy:
     """When a worker gives memory back (figures: benchmarks/README.md "Tab churn").
 
@@ -374,9 +401,9 @@ class GcPolicy:
 
         IOLoop.current().call_later(seconds, fn, *args)
 
-    def _step(self, what: str, seconds: float) -> None:
+    def _step(self, what: str, seconds: float, cpu: float) -> None:
         if seconds >= GC_PAUSE_LOG_S:
-            self.log.warning("%s paused the server %.2f s", what, seconds)
+            self.log.warning("%s paused the server %.2f s (%.2f s of CPU)", what, seconds, cpu)
 
     @staticmethod
     def _full_collect() -> int:
@@ -392,7 +419,8 @@ class GcPolicy:
         """A page's document is about to be destroyed (its roots, template and models still in
         place)."""
         self.closed += 1
-        self.reclaimer.later([doc, *vars(doc).values(), *list(doc.models)], own=doc)
+        self.reclaimer.later([doc, *vars(doc).values(), *list(doc.models)], own=doc,
+                             stop=_shared_types())
 
     def connection_closed(self, handler: Any) -> None:
         """A websocket closed: its handler, connection and stream (not its session: that lives
