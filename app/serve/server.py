@@ -463,10 +463,21 @@ class GcPolicy:
         PeriodicCallback(tick, IDLE_CHECK_MS).start()
 
 
+def class_following() -> bool:
+    """A live class has pages on this worker: the teacher's next move reaches them at any
+    moment. A page built ahead meanwhile held the worker 0.7-0.9 s on a loaded machine, and
+    a move arriving then waited for it on both workers (benchmarks/README.md, real_followers)."""
+    from app.room import hub
+
+    return bool(hub._HUB) and any(hub._HUB[0].members.values())
+
+
 def worker_quiet() -> bool:
-    """No page waiting to be built and no request or websocket message for
-    ``prebuild.QUIET_S``: time to build a page ahead (app/serve/prebuild.py)."""
-    return not _ACTIVITY[2] and time.monotonic() - _ACTIVITY[0] >= prebuild.QUIET_S
+    """No page waiting to be built, no request or websocket message for ``prebuild.QUIET_S``
+    and no class following on this worker: time to build a page ahead (app/serve/prebuild.py;
+    the pool built before a class serves the students who come back to the lab during it)."""
+    return (not _ACTIVITY[2] and time.monotonic() - _ACTIVITY[0] >= prebuild.QUIET_S
+            and not class_following())
 
 
 def serve(address: str = "127.0.0.1", port: int = 5006,

@@ -162,3 +162,17 @@ def test_no_full_collection_while_a_session_is_open() -> None:
     assert full == [1]
     policy.idle_tick(sessions_open=0, quiet_s=server.IDLE_FULL_GC_S * 2)  # nothing new closed
     assert full == [1]
+
+
+def test_no_page_is_built_ahead_while_a_class_follows(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.room import hub
+    from app.room.store import MemoryStore
+
+    room_hub = hub.RoomHub(MemoryStore())
+    monkeypatch.setattr(hub, "_HUB", [room_hub])
+    monkeypatch.setattr(server, "_ACTIVITY", [0.0, 0.1, 0.0])  # nothing for a long time
+    assert server.worker_quiet()
+    room_hub.members["H8XEX4"] = {object()}  # type: ignore[arg-type]  # a following page
+    assert not server.worker_quiet()
+    room_hub.members["H8XEX4"].clear()  # the class has left
+    assert server.worker_quiet()
