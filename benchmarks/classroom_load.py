@@ -810,6 +810,8 @@ async def churn_move(teacher: Tab, followers: list[Follower], log10_sigma: float
 
 async def run_churn(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     await warm_up(f"{srv.url}{args.path}")
+    # The server before the lecture: idle, building pages ahead (none while a class follows).
+    await asyncio.sleep(args.before)
     cookie, code = await teacher_sign_in(srv.url, args.token)
     teacher = await Tab.open(f"{srv.url}/lab?room={code}&lang=en",
                              extra_cookies={"dplab_teacher": cookie})
@@ -1094,6 +1096,9 @@ def main() -> None:
                     help="churn: seconds between two departures of one student")
     ap.add_argument("--away", type=float, default=30.0,
                     help="churn: seconds on the class page before coming back")
+    ap.add_argument("--before", type=float, default=0.0,
+                    help="churn: seconds the server sits idle before the class (pages built "
+                         "ahead)")
     ap.add_argument("--pause-at", type=float, default=0.25,
                     help="churn: logged pauses counted from this long (s)")
     ap.add_argument("--concurrency", type=int, default=8,
