@@ -366,10 +366,13 @@ def _join_from(prod: Prod, source: str, forged: str) -> int:
 
 def test_rate_limits_see_the_client_behind_the_balancer(prod: Prod) -> None:
     # One client (127.0.0.2) that makes up a new X-Forwarded-For each time is still one client:
-    # the workers read only the entry HAProxy appends (option forwardfor). 10 wrong codes a
-    # minute per client and worker; two workers share the requests.
+    # the workers read only the entry HAProxy appends (option forwardfor). Without a browser
+    # cookie, ADDRESS_MISSES wrong codes a minute per address and worker (app/room/guard.py);
+    # two workers share the requests.
+    from app.room import guard
+
     seen = []
-    for i in range(30):
+    for i in range(2 * guard.ADDRESS_MISSES + 10):
         seen.append(_join_from(prod, "127.0.0.2", f"198.51.100.{i}"))
         if seen[-1] == 429:
             break
