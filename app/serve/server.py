@@ -256,8 +256,6 @@ def tune_process() -> dict[str, Any]:
         policy.page_closed(doc)
         destroy(doc, session)
 
-    # Panel schedules a full collection after every close (pn_document._garbage_collect):
-    # the policy's idle collection replaces it.
     pn_application._destroy_document = destroy_reclaimed
     # Bokeh discards every closed session it finds (every 17 s) one after the other without
     # serving anything between them; each is walked now: one per turn of the event loop.
@@ -271,6 +269,7 @@ def tune_process() -> dict[str, Any]:
             await discard(self, session, should_discard)
 
     ApplicationContext._discard_session = discard_in_turn
+    # Panel schedules a full collection after every close: the policy's idle one replaces it.
     pn_document._garbage_collect = policy.closed_collect
     ws_close = WSHandler.on_close
 
