@@ -320,6 +320,11 @@ class RoomHub:
                 await self.store.hdel(code, "workers", self.worker)
 
     # ---- members ---------------------------------------------------------------------------
+    def connected_here(self) -> bool:
+        """A lab of a live room is open on this worker (a closed tab stays a member until
+        Bokeh discards its session, up to two minutes later, but receives nothing)."""
+        return any(m.counts()[0] for ms in list(self.members.values()) for m in list(ms))
+
     def join(self, member: Member) -> dict[str, Any] | None:
         """Add a lab to its room; returns the room's last state known here (or None)."""
         self.start()

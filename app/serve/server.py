@@ -468,7 +468,7 @@ def class_following() -> bool:
     a move arriving then waited for it on both workers (benchmarks/README.md, real_followers)."""
     from app.room import hub
 
-    return bool(hub._HUB) and any(hub._HUB[0].members.values())
+    return bool(hub._HUB) and hub._HUB[0].connected_here()
 
 
 def worker_quiet() -> bool:

@@ -168,11 +168,20 @@ def test_no_page_is_built_ahead_while_a_class_follows(monkeypatch: pytest.Monkey
     from app.room import hub
     from app.room.store import MemoryStore
 
+    class Lab:  # a room's lab on this worker (hub.Member's counts())
+        code, student, open = "H8XEX4", True, True
+
+        def counts(self) -> tuple[int, int]:
+            return (1, 1) if self.open else (0, 0)
+
     room_hub = hub.RoomHub(MemoryStore())
     monkeypatch.setattr(hub, "_HUB", [room_hub])
     monkeypatch.setattr(server, "_ACTIVITY", [0.0, 0.1, 0.0])  # nothing for a long time
     assert server.worker_quiet()
-    room_hub.members["H8XEX4"] = {object()}  # type: ignore[arg-type]  # a following page
+    lab = Lab()
+    room_hub.members["H8XEX4"] = {lab}  # type: ignore[arg-type]  # a following page
     assert not server.worker_quiet()
+    lab.open = False  # its tab closed; Bokeh discards the session up to 2 min later
+    assert server.worker_quiet()
     room_hub.members["H8XEX4"].clear()  # the class has left
     assert server.worker_quiet()
