@@ -188,9 +188,12 @@ export function render({ model }) {
     pending.delete(r.ticket);
     try {
       if (r.figure_id) {
-        const view = await viewWhenReady(r.figure_id);
-        if (!view) throw new Error("figure not found");
-        const layer = view.export("png");
+        // "svg:<key>": a figure the browser drew as SVG (assets/dplab-svgplot.js svgLayer)
+        const drawn = r.figure_id.startsWith("svg:") && window.dplabFigures
+          ? window.dplabFigures[r.figure_id.slice(4)] : null;
+        const view = drawn ? null : await viewWhenReady(r.figure_id);
+        if (!drawn && !view) throw new Error("figure not found");
+        const layer = drawn ? await drawn() : view.export("png");
         const composed = withLegend(layer, r.legend, model.colours, model.font_px);
         const blob = composed ? await canvasBlob(composed) : await layer.to_blob();
         const png = new Uint8Array(await blob.arrayBuffer());

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import panel as pn
 from bokeh.events import Tap
-from bokeh.models import ColumnDataSource, Label, Range1d, Span, Title
+from bokeh.models import ColumnDataSource, Label, Range1d, Span
 from bokeh.plotting import figure
 
 from app.lab.card import CARD_CSS
@@ -22,10 +22,10 @@ from app.lab.compute import (
     SimulationView,
 )
 from app.lab.state import EPS_MAX
-from app.shell import theme, widgets
+from app.lab.views import DensityPlot, density_legend, density_payload
+from app.shell import svgplot, theme, widgets
 from app.shell.figures import lean, legend_below, set_data, set_props
 from app.shell.legend import LEGEND_CSS, legend_html, take_legend
-from app.shell.numbers import fmt_num, fmt_prob
 from app.shell.widgets import PreparedBokeh, RevealSlot
 
 if TYPE_CHECKING:
@@ -61,40 +61,16 @@ class LabFigures:
         # Projector mode: taller figures so that larger text leaves room for the curves.
         fs = "15pt" if self._large else "12pt"
         height = PLOT_HEIGHT_LARGE if self._large else PLOT_HEIGHT
+        # The densities: drawn by the browser from σ, Δ and t (app/lab/views.py); their
+        # points stay here only for the simulation figure, which draws them over its bars.
         self.src_dens = ColumnDataSource(dict(x=[], p=[], q=[]))
-        self.src_event = ColumnDataSource(dict(x=[], p=[], q=[]))
-        f = figure(height=height, sizing_mode="stretch_width", tools=tools,
-                   x_range=Range1d(-4, 5), title=self._tr("lab.dens.title"))
-        f.varea("x", 0, "p", source=self.src_event, fill_color=p.d0, fill_alpha=0.25,
-                legend_label=self._tr("lab.dens.legend_p0"))
-        f.varea("x", 0, "q", source=self.src_event, fill_alpha=0.0, hatch_pattern="/",
-                hatch_color=p.d1, hatch_alpha=0.8, legend_label=self._tr("lab.dens.legend_p1"))
-        f.line("x", "p", source=self.src_dens, line_width=4, color=p.d0,
-               legend_label=self._tr("lab.dens.legend_d0"))
-        f.line("x", "q", source=self.src_dens, line_width=4, color=p.d1, line_dash="dashed",
-               legend_label=self._tr("lab.dens.legend_d1"))
-        self.t_span = Span(location=0, dimension="height", line_color=p.marker, line_width=3,
-                           line_dash="dotdash")
-        f.add_layout(self.t_span)
-        self.t_label = Label(x=0, y=12, x_units="data", y_units="screen", text="",
-                             text_font_size=fs, x_offset=6, text_align="left", text_color=p.text,
-                             background_fill_color=p.label_bg, background_fill_alpha=0.85)
-        f.add_layout(self.t_label)
-        # Two short subtitle lines instead of one that the plot's width cuts off.
-        self.dens_sub2 = Title(text="", text_font_size=fs, text_font_style="normal",
-                               text_color=p.text)
-        self.dens_sub = Title(text="", text_font_size=fs, text_font_style="normal",
-                              text_color=p.text)
-        f.add_layout(self.dens_sub2, "above")
-        f.add_layout(self.dens_sub, "above")
-        self.dens_note = Label(x=8, y=8, x_units="screen", y_units="screen", text="",
-                               text_font_size=fs, text_color=p.note,
-                               background_fill_color=p.label_bg, background_fill_alpha=0.9)
-        f.add_layout(self.dens_note)
-        self.leg_dens = take_legend(f)
-        f.css_classes = ["dp-density-plot"]
-        lean(f)
-        self.fig_dens = theme.large_type(f, self._large, self._dark)
+        self.dens_plot = DensityPlot(look=svgplot.look(p, self._large, height), key="density",
+                                     sizing_mode="stretch_width", height=height,
+                                     css_classes=["dp-density-plot"])
+        self.leg_dens = density_legend(p, self._tr)
+        self._dens_payload: dict[str, Any] = {}
+        # The simulation's window is the densities' (it was their shared Bokeh range).
+        self.sim_range = Range1d(-4, 5)
 
         self.src_curve = ColumnDataSource(dict(eps=[], y=[], lap=[], cl_in=[], cl_out=[]))
         self.src_claim = ColumnDataSource(dict(eps=[], y=[]))
@@ -161,7 +137,7 @@ class LabFigures:
     def _build_sim_figure(self) -> Any:
         p = self.pal
         h = figure(height=PLOT_HEIGHT - 40, sizing_mode="stretch_width",
-                   tools="pan,wheel_zoom,box_zoom,reset,save", x_range=self.fig_dens.x_range,
+                   tools="pan,wheel_zoom,box_zoom,reset,save", x_range=self.sim_range,
                    title=self._tr("lab.sim.title"))
         h.quad(left="left", right="right", top="top0", bottom=0, source=self.src_hist,
                fill_color=p.d0, fill_alpha=0.35, line_color=p.d0,
@@ -175,8 +151,8 @@ class LabFigures:
         legend_below(h, 2)
         h.css_classes = ["dp-sim-plot"]
         lean(h)
-        h.xaxis.axis_label = self.fig_dens.xaxis.axis_label
-        h.yaxis.axis_label = self.fig_dens.yaxis.axis_label
+        h.xaxis.axis_label = self._dens_payload.get("xlabel", "")
+        h.yaxis.axis_label = self._dens_payload.get("ylabel", "")
         self.fig_sim = theme.large_type(h, self._large, self._dark)
         return self.fig_sim
 
@@ -225,35 +201,23 @@ class LabFigures:
         self._show_errors()
 
     def _draw_density(self, dv: DensityView, sens: float, unit: str) -> None:
+        # (the simulation figure draws the density curves over its bars)
         set_data(self.src_dens, x=dv.x, p=dv.p, q=dv.q)
-        # (the areas' lower edge is the value 0, not a column of zeros sent with every move)
-        set_data(self.src_event, x=dv.x_event, p=dv.p_event, q=dv.q_event)
-        set_props(self.fig_dens.x_range, start=dv.lo, end=dv.hi)
-        set_props(self.fig_dens.xaxis[0], axis_label=self._tr("lab.dens.xlabel", unit=unit))
-        set_props(self.fig_dens.yaxis[0], axis_label=self._tr("lab.dens.ylabel", unit=unit))
-        if sens == 0:
-            for m in (self.t_span, self.t_label, self.t_span_sim):
-                set_props(m, visible=False)
-            set_props(self.dens_note, text=self._tr("lab.dens.same_short"))
-            set_props(self.dens_sub, text="Δ = 0: δ = 0")
-            set_props(self.dens_sub2, text="")
-            return
-        set_props(self.dens_sub, text=self._tr("lab.dens.sub_event", t=fmt_num(dv.t, 6)))
-        # 5 digits in the picture (it must fit a phone); all of them are in the text below.
-        # "eᵋ": a canvas title cannot typeset e^ε; U+1D4B is the raised ε (not a caret).
-        set_props(self.dens_sub2, text=(f"P₀ = {fmt_prob(dv.p0, dv.log_p0, 5)},  "
-                                        f"eᵋ·P₁ = {fmt_prob(dv.p1_scaled, dv.log_p1_scaled, 5)}"))
-        inside = dv.t_outside is None
-        for m in (self.t_span, self.t_label, self.t_span_sim):
-            set_props(m, visible=inside)
+        set_props(self.sim_range, start=dv.lo, end=dv.hi)
+        inside = sens != 0 and dv.t_outside is None
+        set_props(self.t_span_sim, visible=inside)
         if inside:
-            set_props(self.t_span, location=dv.t)
             set_props(self.t_span_sim, location=dv.t)
-            set_props(self.t_label, x=dv.t, text=f"t = {fmt_num(dv.t, 5)}")
-            set_props(self.dens_note, text="")
-        else:
-            set_props(self.dens_note,
-                      text=self._tr("lab.dens.outside_short", t=fmt_num(dv.t, 6)))
+        self._dens_payload = density_payload(dv, sens, self.state.sigma, unit, self._tr)
+        self._show_density()
+
+    def _show_density(self, concealed: bool = False) -> None:
+        """The density figure's payload, with the tour's concealment (one message)."""
+        data = dict(self._dens_payload)
+        if concealed:
+            data.update(sub=self._tr("tour.concealed_sub"), sub2="")
+        if data != self.dens_plot.data:
+            self.dens_plot.data = data
 
     def _draw_curve(self, cv: CurveView) -> None:
         s = self.state
@@ -303,5 +267,5 @@ class LabFigures:
             set_data(self.src_hist, left=sv.edges[:-1], right=sv.edges[1:], top0=sv.hist0,
                      top1=sv.hist1)
         if self.fig_sim is not None:
-            set_props(self.fig_sim.xaxis[0], axis_label=self.fig_dens.xaxis[0].axis_label)
-            set_props(self.fig_sim.yaxis[0], axis_label=self.fig_dens.yaxis[0].axis_label)
+            set_props(self.fig_sim.xaxis[0], axis_label=self._dens_payload.get("xlabel", ""))
+            set_props(self.fig_sim.yaxis[0], axis_label=self._dens_payload.get("ylabel", ""))

@@ -177,9 +177,8 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
     def _apply_concealment(self) -> None:
         """While a prediction step conceals the card, hide every view that answers it too."""
         hide = self.tour is not None and self.tour.concealed
+        self._show_density(concealed=hide)
         if hide:
-            self.dens_sub.text = self._tr("tour.concealed_sub")
-            self.dens_sub2.text = ""
             self.conceal_note.object = (f'<p class="dp-concealed-box" role="status">'
                                         f'{html.escape(self._tr("tour.concealed_views"))}</p>')
         for pane in self._answer_panes:
@@ -240,8 +239,9 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
     def exports(self) -> exportbar.ExportBar:
         """Save buttons: each figure as PNG (in the browser), the certification as JSON and
         Markdown, the curve as CSV. Files are made at the click from the current state."""
-        figures = {"png-density": ("densities", self.fig_dens, self.leg_dens),
-                   "png-curve": ("curve", self.fig_curve, self.leg_curve)}
+        # (the densities are drawn by the browser: "svg:<key>", app/shell/svgplot.py)
+        figures = {"png-density": ("densities", "svg:density", self.leg_dens),
+                   "png-curve": ("curve", "", self.leg_curve)}
 
         def make(kind: str) -> exportbar.ExportFile:
             cert = self._current_cert()
@@ -249,10 +249,12 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             if kind in figures:
                 if kind == "png-curve" and self._curve_slot is not None:
                     self._curve_slot.reveal()  # saved before scrolled to: the browser waits
-                name, fig, entries = figures[kind]
+                name, fig_id, entries = figures[kind]
                 return exportbar.ExportFile(
-                    f"{stem}-{name}.png", export.certification_json(cert), fig.id,
-                    tuple(e.as_dict() for e in entries if e.renderer.visible))
+                    f"{stem}-{name}.png", export.certification_json(cert),
+                    fig_id or self.fig_curve.id,
+                    tuple(e.as_dict() for e in entries
+                          if e.renderer is None or e.renderer.visible))
             if kind == "json":
                 return exportbar.ExportFile(f"{stem}.json", export.certification_json(cert))
             if kind == "md":
@@ -292,7 +294,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             if self._large else
             f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>',
             sizing_mode="stretch_width", stylesheets=[CARD_CSS])
-        dens = pn.pane.Bokeh(self.fig_dens, sizing_mode="stretch_width")
+        dens = self.dens_plot
         # On the projector the curve is on the first screen; elsewhere it waits below it.
         curve_fig: Any = (pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width")
                           if self._large else self.curve_figure())

@@ -186,7 +186,7 @@ def show_curve(pg: Any, *, back_to_top: bool = True) -> None:
     """Bring the lab's ε–δ curve into the page: below the first screen it joins the page only
     when scrolled near (app/lab/figures.py ``curve_figure``). Call it once the page is live;
     ``back_to_top`` scrolls the main area back afterwards."""
-    expect(pg.locator(".dp-density-plot canvas.bk-layer").first).to_be_visible()
+    expect(pg.locator(".dp-density-plot svg.dp-svg path.dp-dens-d0").first).to_be_visible()
     reveal = pg.locator(".dp-curve-reveal")
     if reveal.count():
         reveal.first.scroll_into_view_if_needed()

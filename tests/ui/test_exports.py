@@ -189,7 +189,7 @@ def test_the_curve_saved_as_png_before_it_was_scrolled_to(page: Any, server: Ser
     from PIL import Image
 
     page.goto(f"{server.url}/lab?{UNDERFLOW_URL}&lang=en")
-    expect(page.locator(".dp-density-plot canvas.bk-layer").first).to_be_visible()
+    expect(page.locator(".dp-density-plot svg.dp-svg path.dp-dens-d0").first).to_be_visible()
     expect(page.locator(".dp-curve-reveal")).to_have_count(1)
     expect(page.locator(".dp-curve-plot")).to_have_count(0)
     with page.expect_download() as info:

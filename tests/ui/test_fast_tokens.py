@@ -57,7 +57,7 @@ def _look(browser: Any, url: str, ready: str) -> tuple[Any, list[str]]:
 
 
 @pytest.mark.parametrize(("path", "ready"), [
-    ("/lab?lang=en", ".dp-density-plot canvas.bk-layer"),
+    ("/lab?lang=en", ".dp-density-plot svg.dp-svg path.dp-dens-d0"),
     ("/lab?lang=ko&theme=dark&size=large", ".dp-curve-plot canvas.bk-layer"),
     ("/cdf?lang=ko&theme=dark", ".dp-cdf-plot canvas.bk-layer"),
 ])

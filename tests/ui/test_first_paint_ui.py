@@ -72,7 +72,7 @@ def test_first_card_makes_way_for_the_live_card(page: Any, server: Server) -> No
     empties = 0
     fragment_seen = False
     deadline = time.monotonic() + 30
-    live_canvas = page.locator(".dp-density-plot canvas.bk-layer:not(.bk-glyph)")
+    live_canvas = page.locator(".dp-density-plot svg.dp-svg path.dp-dens-d0")
     while time.monotonic() < deadline:
         n, empty, frag = page.evaluate(COUNT_JS)
         counts.add(n)

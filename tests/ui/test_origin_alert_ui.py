@@ -176,7 +176,7 @@ def _live_without_alert(page: Any) -> None:
 def test_the_server_sees_a_refused_address_and_says_what_to_set(
         page: Any, ports: Ports, path: str, lang: str) -> None:
     host = f"{REFUSED}:{_proxied(ports, 'a')}"
-    page.goto(f"http://{host}{path}?lang={lang}")
+    page.goto(f"http://{host}{path}?lang={lang}", wait_until="domcontentloaded")
     _refused_alert(page, host, lang)
     shot(page, f"origin-refused-{path.strip('/')}-{lang}")
 
@@ -185,7 +185,7 @@ def test_the_server_sees_a_refused_address_and_says_what_to_set(
 def test_the_page_finds_a_refused_address_the_server_could_not_see(
         page: Any, ports: Ports, path: str, lang: str) -> None:
     host = f"{REFUSED}:{_proxied(ports, 'b')}"
-    page.goto(f"http://{host}{path}?lang={lang}")
+    page.goto(f"http://{host}{path}?lang={lang}", wait_until="domcontentloaded")
     _refused_alert(page, host, lang)
 
 
@@ -200,7 +200,7 @@ def test_a_name_reached_directly(page: Any, ports: Ports) -> None:
     # Not in the allowlist, but the browser's Origin is the server's Host: Tornado 6.6 and
     # later accept that websocket without asking Bokeh, earlier versions refuse it.
     host = f"{REFUSED}:{ports.app}"
-    page.goto(f"http://{host}/lab?lang=en")
+    page.goto(f"http://{host}/lab?lang=en", wait_until="domcontentloaded")
     if SAME_ORIGIN_FIRST:
         _live_without_alert(page)
     else:

@@ -79,7 +79,7 @@ def open_page(contexts: Any, requests_seen: Any) -> Iterator[Any]:
 
 def wait_lab(pg: Any) -> None:
     expect(pg.locator(".dp-verdict")).to_be_visible()
-    expect(pg.locator(".dp-density-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
+    expect(pg.locator(".dp-density-plot svg.dp-svg path.dp-dens-d0").first).to_be_visible()
     # The server-rendered first card (app/shell/first_paint.py) has made way for the live one.
     expect(pg.locator("#dp-first-paint")).to_have_count(0)
     show_curve(pg)

@@ -120,7 +120,20 @@ def lab(request: Any) -> LabPage:
 def test_every_figure_line_and_text_has_contrast(lab: LabPage) -> None:
     pal = lab.pal
     checked_lines = checked_texts = 0
-    for fig in (lab.fig_dens, lab.fig_curve, lab.fig_sim):
+    # The densities, drawn by the browser from the page's look (app/shell/svgplot.py): its
+    # lines (both densities, the threshold) and texts (titles and ticks, the note, the label).
+    look = lab.dens_plot.look
+    assert look["bg"] == pal.background
+    for name in ("d0", "d1", "marker"):
+        ratio = contrast(look[name], look["bg"])
+        assert ratio >= LINE, f"{pal.name}: density {name} {look[name]} is {ratio:.2f}:1"
+        checked_lines += 1
+    for name, back in (("text", "bg"), ("text", "label_bg"), ("note", "label_bg"),
+                       ("note", "bg")):
+        ratio = contrast(look[name], look[back])
+        assert ratio >= TEXT, f"{pal.name}: density {name} on {back} is {ratio:.2f}:1"
+        checked_texts += 1
+    for fig in (lab.fig_curve, lab.fig_sim):
         assert fig.background_fill_color == pal.background
         assert fig.border_fill_color == pal.background
         lines, texts = figure_colours(fig)
@@ -133,8 +146,8 @@ def test_every_figure_line_and_text_has_contrast(lab: LabPage) -> None:
             ratio = contrast(colour, back)
             assert ratio >= TEXT, f"{pal.name}: {name} {colour} on {back} is {ratio:.2f}:1"
             checked_texts += 1
-    # The three figures: 4 + 7 + 5 drawn lines and markers, and all their text.
-    assert checked_lines >= 14 and checked_texts >= 20
+    # The three figures: 3 + 7 + 5 drawn lines and markers, and all their text.
+    assert checked_lines >= 13 and checked_texts >= 16
 
 
 def test_legend_swatches_are_the_lines(lab: LabPage) -> None:
@@ -142,7 +155,13 @@ def test_legend_swatches_are_the_lines(lab: LabPage) -> None:
     has the contrast of its line; the canvases keep no legend of their own."""
     from app.shell.legend import legend_html
 
-    for fig, entries in ((lab.fig_dens, lab.leg_dens), (lab.fig_curve, lab.leg_curve)):
+    look = lab.dens_plot.look  # the densities: the colours the browser draws them in
+    text = legend_html(lab.leg_dens, "Legend")
+    assert [e.colour for e in lab.leg_dens] == [look["d0"], look["d1"], look["d0"], look["d1"]]
+    assert [e.kind for e in lab.leg_dens] == ["area", "hatch", "line", "line"]
+    for e in lab.leg_dens:
+        assert f'"{e.colour}"' in text and contrast(e.colour, lab.pal.background) >= LINE
+    for fig, entries in ((lab.fig_curve, lab.leg_curve),):
         assert not list(fig.legend)
         assert len(entries) >= 4
         text = legend_html(entries, "Legend")

@@ -1,0 +1,137 @@
+// Small SVG plotting helpers shared by the light views (app/shell/svgplot.py puts this file in
+// front of each view's module: Panel's modules cannot import each other offline). Nothing here
+// touches the page; every function returns strings or numbers.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svgEl(name, attrs, text) {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v !== null && v !== undefined) node.setAttribute(k, String(v));
+  }
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// About `count` round steps (1, 2, 2.5, 5 × 10^k) covering [lo, hi].
+function niceTicks(lo, hi, count) {
+  if (!(hi > lo) || !isFinite(lo) || !isFinite(hi)) return { ticks: [lo], step: 1 };
+  const raw = (hi - lo) / Math.max(1, count);
+  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || 10 * mag;
+  const ticks = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+    ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  }
+  return { ticks, step };
+}
+
+// A tick label: as many decimals as the step needs; powers of ten beyond 1e5 or below 1e-3.
+function tickLabel(v, step) {
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  let s;
+  if (a >= 1e5 || step < 1e-3) {
+    s = v.toExponential(Math.max(0, Math.min(3, -Math.floor(Math.log10(step / a)) - 1)));
+    s = s.replace("e+", "e");
+  } else {
+    const dec = Math.max(0, Math.min(6, -Math.floor(Math.log10(step) + 1e-9)));
+    s = v.toFixed(dec + (String(step).includes("25") && dec > 0 ? 1 : 0));
+  }
+  return s.replace("-", "\u2212");
+}
+
+// An SVG path through the points (x, y) in pixels; a NaN ends a piece.
+function pathOf(xs, ys) {
+  let d = "", pen = false;
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i], y = ys[i];
+    if (!isFinite(x) || !isFinite(y)) { pen = false; continue; }
+    d += (pen ? "L" : "M") + x.toFixed(1) + " " + y.toFixed(1);
+    pen = true;
+  }
+  return d;
+}
+
+// The plot's frame: scales from data to pixels, grid, ticks and axis labels, drawn into `svg`.
+// `box` = {w, h, top, left, bottom, right} in pixels; `x`, `y` = {lo, hi, label}.
+function drawFrame(svg, box, x, y, look) {
+  const pw = box.w - box.left - box.right, ph = box.h - box.top - box.bottom;
+  const sx = (v) => box.left + ((v - x.lo) / (x.hi - x.lo)) * pw;
+  const sy = (v) => box.top + ph - ((v - y.lo) / (y.hi - y.lo)) * ph;
+  const font = look.font;
+  const g = svgEl("g", { class: "dp-svg-frame", "font-size": font, fill: look.text });
+  const xt = niceTicks(x.lo, x.hi, Math.max(3, Math.floor(pw / (font * 6))));
+  const yt = niceTicks(y.lo, y.hi, Math.max(3, Math.floor(ph / (font * 3))));
+  for (const v of xt.ticks) {
+    const px = sx(v);
+    g.appendChild(svgEl("line", { x1: px, x2: px, y1: box.top, y2: box.top + ph,
+      stroke: look.grid, "stroke-width": 1 }));
+    g.appendChild(svgEl("text", { x: px, y: box.top + ph + font * 1.3, "text-anchor": "middle" },
+      tickLabel(v, xt.step)));
+  }
+  for (const v of yt.ticks) {
+    const py = sy(v);
+    g.appendChild(svgEl("line", { x1: box.left, x2: box.left + pw, y1: py, y2: py,
+      stroke: look.grid, "stroke-width": 1 }));
+    g.appendChild(svgEl("text", { x: box.left - 6, y: py + font * 0.35, "text-anchor": "end" },
+      tickLabel(v, yt.step)));
+  }
+  g.appendChild(svgEl("rect", { x: box.left, y: box.top, width: pw, height: ph, fill: "none",
+    stroke: look.text, "stroke-width": 1 }));
+  if (x.label) {
+    g.appendChild(svgEl("text", { x: box.left + pw / 2, y: box.h - font * 0.4,
+      "text-anchor": "middle" }, x.label));
+  }
+  if (y.label) {
+    const cy = box.top + ph / 2;
+    g.appendChild(svgEl("text", { x: font, y: cy, "text-anchor": "middle",
+      transform: `rotate(-90 ${font} ${cy})` }, y.label));
+  }
+  svg.appendChild(g);
+  return { sx, sy, pw, ph };
+}
+
+// A text with a background box, for labels inside the plot area.
+function labelWithBox(svg, x, y, text, look, opts) {
+  if (!text) return;
+  const o = opts || {};
+  const g = svgEl("g", { class: o.cls || "dp-svg-label" });
+  const t = svgEl("text", { x, y, fill: o.colour || look.text, "font-size": look.font,
+    "text-anchor": o.anchor || "start" }, text);
+  g.appendChild(t);
+  svg.appendChild(g);
+  try {
+    const b = t.getBBox();
+    g.insertBefore(svgEl("rect", { x: b.x - 3, y: b.y - 1, width: b.width + 6,
+      height: b.height + 2, fill: look.label_bg, "fill-opacity": 0.88 }), t);
+  } catch (err) { /* not laid out yet (hidden): the text alone */ }
+}
+
+// The figure as a PNG layer for the save bar (assets/dplab-export.js): {canvas, pixel_ratio,
+// to_blob}, drawn from the SVG's markup with the page's background.
+function svgLayer(svg, background) {
+  const ratio = window.devicePixelRatio || 1;
+  const w = Number(svg.getAttribute("width")), h = Number(svg.getAttribute("height"));
+  const xml = new XMLSerializer().serializeToString(svg);
+  const img = new Image();
+  const url = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(xml);
+  return new Promise((resolve, reject) => {
+    img.onload = () => {
+      const canvas = document.createElement("canvas");
+      canvas.width = Math.round(w * ratio);
+      canvas.height = Math.round(h * ratio);
+      const ctx = canvas.getContext("2d");
+      ctx.fillStyle = background;
+      ctx.fillRect(0, 0, canvas.width, canvas.height);
+      ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
+      resolve({
+        canvas, pixel_ratio: ratio,
+        to_blob: () => new Promise((ok, bad) =>
+          canvas.toBlob((b) => (b ? ok(b) : bad(new Error("toBlob failed"))), "image/png")),
+      });
+    };
+    img.onerror = () => reject(new Error("the figure could not be drawn"));
+    img.src = url;
+  });
+}
