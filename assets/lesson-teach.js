@@ -1,7 +1,9 @@
 /* dplab lessons, the instructor's parts (app/lesson/teach.py): problem solutions shown or
  * hidden, the "sketch it before you see it" drawing pads and their reveal, present mode
- * (size=large: one section per screen, ← / → or PageUp / PageDown, Home / End), and the
- * handout's print button. Nothing is stored or sent: the sketches live only in this page.
+ * (size=large: one section per screen, ← / → or PageUp / PageDown, Home / End; the address
+ * follows by history.replaceState, so Back leaves the lesson instead of stepping through
+ * slides; in the teacher view N toggles a notes panel with the plan blocks of the current
+ * slide and the activities' guides), and the handout's print button. Nothing is stored or sent: the sketches live only in this page.
  * Served from /assets by our own server (no CDN). */
 (function () {
   "use strict";
@@ -125,6 +127,56 @@
   bar.appendChild(prev); bar.appendChild(count); bar.appendChild(next); bar.appendChild(keys);
   document.body.appendChild(bar);
 
+  /* teacher view: the instructor's notes of the current slide, hidden until toggled (N) */
+  var planRows = Array.prototype.slice.call(
+    document.querySelectorAll("table.dp-lesson-plan tr.dp-plan-row"));
+  var notesBtn = null, notesPanel = null;
+  if (planRows.length) {
+    notesPanel = document.createElement("aside");
+    notesPanel.className = "dp-slide-notes";
+    notesPanel.id = "dp-slide-notes";
+    notesPanel.hidden = true;
+    notesPanel.setAttribute("aria-label", S.notes);
+    document.body.appendChild(notesPanel);
+    notesBtn = document.createElement("button");
+    notesBtn.type = "button"; notesBtn.className = "dp-btn dp-slide-notes-toggle";
+    notesBtn.textContent = S.notes; notesBtn.title = S.notes_keys;
+    notesBtn.setAttribute("aria-controls", notesPanel.id);
+    notesBtn.setAttribute("aria-expanded", "false");
+    bar.insertBefore(notesBtn, keys);
+    notesBtn.addEventListener("click", function () { toggleNotes(); });
+  }
+  function fillNotes() {
+    if (!notesPanel) { return; }
+    var id = slides[current].id;
+    notesPanel.textContent = "";
+    var rows = planRows.filter(function (r) {
+      return (r.dataset.sections || "").split(" ").indexOf(id) >= 0;
+    });
+    if (!rows.length) {
+      var p = document.createElement("p");
+      p.className = "dp-muted"; p.textContent = S.notes_none;
+      notesPanel.appendChild(p);
+    }
+    rows.forEach(function (r) {
+      var box = document.createElement("div");
+      box.className = "dp-slide-note";
+      var head = document.createElement("p");
+      head.className = "dp-slide-note-minutes";
+      head.textContent = r.querySelector(".dp-plan-minutes").textContent;
+      box.appendChild(head);
+      box.appendChild(r.cells[2].cloneNode(true)).className = "dp-slide-note-body";
+      notesPanel.appendChild(box);
+    });
+  }
+  function toggleNotes(open) {
+    if (!notesPanel) { return; }
+    if (open === undefined) { open = notesPanel.hidden; }
+    notesPanel.hidden = !open;
+    root.classList.toggle("dp-notes-on", open);
+    notesBtn.setAttribute("aria-expanded", open ? "true" : "false");
+  }
+
   var current = 0;
   function show(k, focus) {
     current = Math.max(0, Math.min(slides.length - 1, k));
@@ -134,6 +186,7 @@
     next.disabled = current === slides.length - 1;
     var id = slides[current].id;
     if (history.replaceState) { history.replaceState(null, "", "#" + id); }
+    fillNotes();
     window.scrollTo(0, 0);
     var main = document.getElementById("dp-main");
     if (main) { main.scrollTop = 0; }
@@ -162,6 +215,7 @@
     var step = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 }[ev.key];
     if (step) { ev.preventDefault(); show(current + step, true); return; }
     if (ev.key === "Home") { ev.preventDefault(); show(0, true); }
+    if ((ev.key === "n" || ev.key === "N") && notesPanel) { ev.preventDefault(); toggleNotes(); }
     if (ev.key === "End") { ev.preventDefault(); show(slides.length - 1, true); }
   });
   /* in-page links (table of contents, cross references) go to their slide */

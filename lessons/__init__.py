@@ -87,6 +87,25 @@ class PlanRow:
     body: str
     sections: tuple[str, ...]
     level: str
+    tour: tuple[str, ...] = ()  # ids of the guided tour's steps opened in this block, in order
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A learning goal (``[[goal]]``), named by exit-ticket items."""
+
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ExitItem:
+    """One question of the exit ticket (``[[exit]]``): the learning goal it checks."""
+
+    id: str
+    goal: str
+    question: str
+    answer: str
 
 
 @dataclass(frozen=True)
@@ -104,6 +123,10 @@ class Activity:
     reveal: str
     figure: str
     link: str
+    minutes: int = 0  # class time the activity takes inside its plan block
+    expected: str = ""  # the instructor's guide: expected answers,
+    listen: str = ""  # what to listen for,
+    close: str = ""  # and the closing line
 
 
 @dataclass(frozen=True)
@@ -115,6 +138,11 @@ class Problem:
     question: str
     steps: tuple[str, ...]
     link: str
+    rubric: tuple[tuple[int, str], ...] = ()  # (points, what earns them)
+
+    @property
+    def points(self) -> int:
+        return sum(p for p, _ in self.rubric)
 
 
 @dataclass(frozen=True)
@@ -126,7 +154,7 @@ class Formula:
     body: str
 
 
-PLAN_LEVELS = ("core", "optional", "graduate")
+PLAN_LEVELS = ("core", "optional", "graduate", "slack")  # slack: stated spare minutes
 ACTIVITY_KINDS = ("think-pair-share", "sketch")
 
 
@@ -146,6 +174,9 @@ class Lesson:
     activities: tuple[Activity, ...] = field(default=())
     problems: tuple[Problem, ...] = field(default=())
     formulas: tuple[Formula, ...] = field(default=())
+    reading: tuple[PlanRow, ...] = field(default=())  # blocks outside class time
+    goals: tuple[Goal, ...] = field(default=())
+    exits: tuple[ExitItem, ...] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -275,11 +306,15 @@ def load(lesson: str, lang: str) -> Lesson:
             raise ValueError(f"{where} {e.id}: unknown section {e.section!r}")
     teacher = tuple(Note(b["id"], f(b["title"], b["id"]), f(b["body"], b["id"]))
                     for b in raw.get("teacher", []))
-    plan = tuple(PlanRow(b["id"], int(b["minutes"]), f(b["title"], b["id"]),
-                         f(b.get("body", ""), b["id"]), tuple(b.get("sections", [])),
-                         b.get("level", "core"))
-                 for b in raw.get("plan", []))
-    for row in plan:
+
+    def rows(table: str) -> tuple[PlanRow, ...]:
+        return tuple(PlanRow(b["id"], int(b["minutes"]), f(b["title"], b["id"]),
+                             f(b.get("body", ""), b["id"]), tuple(b.get("sections", [])),
+                             b.get("level", "core"), tuple(b.get("tour", [])))
+                     for b in raw.get(table, []))
+
+    plan, reading = rows("plan"), rows("reading")
+    for row in (*plan, *reading):
         if row.level not in PLAN_LEVELS or row.minutes <= 0:
             raise ValueError(f"{where} {row.id}: level in {PLAN_LEVELS}, minutes > 0")
         bad = [s for s in row.sections if s not in known]
@@ -288,7 +323,9 @@ def load(lesson: str, lang: str) -> Lesson:
     activities = tuple(
         Activity(a["id"], a["section"], a["kind"], f(a["title"], a["id"]), f(a["body"], a["id"]),
                  f(a.get("reveal", ""), a["id"]), a.get("figure", ""),
-                 link_for(a, f"{where} {a['id']}") if ("lab" in a or "cdf" in a) else "")
+                 link_for(a, f"{where} {a['id']}") if ("lab" in a or "cdf" in a) else "",
+                 int(a.get("minutes", 0)), f(a.get("expected", ""), a["id"]),
+                 f(a.get("listen", ""), a["id"]), f(a.get("close", ""), a["id"]))
         for a in raw.get("activity", []))
     for a in activities:
         if a.section not in known or a.kind not in ACTIVITY_KINDS:
@@ -298,16 +335,24 @@ def load(lesson: str, lang: str) -> Lesson:
     problems = tuple(
         Problem(p["id"], int(p["level"]), f(p["question"], p["id"]),
                 tuple(f(s, p["id"]) for s in p["steps"]),
-                link_for(p, f"{where} {p['id']}") if ("lab" in p or "cdf" in p) else "")
+                link_for(p, f"{where} {p['id']}") if ("lab" in p or "cdf" in p) else "",
+                tuple((int(r["points"]), f(r["text"], p["id"])) for r in p.get("rubric", [])))
         for p in raw.get("problem", []))
     for p in problems:
         if not 1 <= p.level <= 3 or not p.steps:
             raise ValueError(f"{where} {p.id}: level 1-3 and a solution")
     formulas = tuple(Formula(b["id"], f(b["title"], b["id"]), f(b["body"], b["id"]))
                      for b in raw.get("formula", []))
+    goals = tuple(Goal(g["id"], f(g["text"], g["id"])) for g in raw.get("goal", []))
+    exits = tuple(ExitItem(e["id"], e["goal"], f(e["question"], e["id"]), f(e["answer"], e["id"]))
+                  for e in raw.get("exit", []))
+    known_goals = {g.id for g in goals}
+    for item in exits:
+        if item.goal not in known_goals:
+            raise ValueError(f"{where} {item.id}: unknown learning goal {item.goal!r}")
     return Lesson(lesson, lang, f(raw["title"], "title"), f(raw.get("lead", ""), "lead"),
                   sections, examples, exercises, quiz, terms, teacher, plan, activities,
-                  problems, formulas)
+                  problems, formulas, reading, goals, exits)
 
 
 TERMS_PATH = LESSON_DIR / "terms.toml"

@@ -24,6 +24,26 @@ def _quiz_ids(lesson: str, lang: str) -> list[str]:
         return []
 
 
+def teacher_links(lang: str, q: str) -> str:
+    """The instructor's views of each lesson (notes with the plan, present mode, answer key)."""
+    items = []
+    for lesson, topic in (("gaussian", ""), ("cdf", "&topic=cdf")):
+        name = t(f"common.index.lesson_{lesson}", lang)
+        base = "/lesson" + q + topic
+        large = "" if "size=large" in q else "&size=large"
+        links = " · ".join(
+            f'<a class="dp-index-{cls}" href="{html.escape(base + extra)}">'
+            f"{html.escape(t(key, lang, lesson=name))}</a>"
+            for cls, extra, key in (("notes", "&teacher=1", "teach.index_notes"),
+                                    ("present", "&teacher=1" + large, "teach.index_present"),
+                                    ("key", "&key=1", "teach.index_key")))
+        items.append(f"<li>{links}</li>")
+    return (f'<section class="dp-index-teacher" aria-labelledby="dp-index-teacher-h">'
+            f'<h2 id="dp-index-teacher-h">{html.escape(t("teach.index_heading", lang))}</h2>'
+            f'<p>{html.escape(t("teach.index_lead", lang))}</p><ul>{"".join(items)}</ul>'
+            f"</section>")
+
+
 def index_html(lang: str, kept: Mapping[str, str]) -> str:
     q = kept_query(lang, kept)
 
@@ -59,6 +79,7 @@ def index_html(lang: str, kept: Mapping[str, str]) -> str:
         {tile("/lab" + q + "&tour=1", "common.index.tour", "common.index.tour_desc")}
         {tile("/cdf" + q, "common.nav.cdf", "common.index.cdf_desc")}
       </div>
+      {teacher_links(lang, q)}
       <p class="dp-muted">{html.escape(t("common.index.privacy", lang))}</p>
       <p class="dp-muted">{html.escape(t("common.index.options", lang))}</p>
     </div>"""

@@ -130,7 +130,7 @@ def lesson_html(lesson: lessons.Lesson, lang: str, kept: Mapping[str, str],
             f'<h3 id="{e.id}-title"><span class="dp-kicker">{tr("lesson.example")}</span> '
             f"{r.inline(e.title)}</h3>{r.block(e.body)}<p>{open_link(e.link)}</p></aside>"
             for e in lesson.examples if e.section == s.id)
-        examples += "".join(teach.activity_html(a, r, lang, open_teach)
+        examples += "".join(teach.activity_html(a, r, lang, open_teach, teacher)
                             for a in lesson.activities if a.section == s.id)
         sections.append(
             f'<section class="dp-section" id="{s.id}" aria-labelledby="{s.id}-h">'
@@ -233,6 +233,8 @@ def _cached(topic: str, lang: str, kept_items: tuple[tuple[str, str], ...],
     kept = dict(kept_items)
     if view == "handout":
         return teach.handout_html(lesson, _Renderer(lang), lang, kept)
+    if view == "key":
+        return teach.key_html(lesson, _Renderer(lang), lang, kept)
     return lesson_html(lesson, lang, kept, teacher=view == "teacher")
 
 
@@ -247,14 +249,15 @@ def render(args: Mapping[str, str], accept_language: str | None) -> tuple[int, s
         notices = [*notices, t("common.url.bad_option", lang, name="topic", value=topic[:40])]
         topic = "gaussian"
     lesson = lessons.load(topic, lang)
-    view = ("handout" if _flag(args, "handout") else
+    view = ("handout" if _flag(args, "handout") else "key" if _flag(args, "key") else
             "teacher" if _flag(args, "teacher") else "student")
     body = _cached(topic, lang, tuple(sorted(kept.items())), view)
     strings = {k: t(f"lesson.js.{k}", lang) for k in ("right", "wrong", "choose", "saved")}
     data = ('<script type="application/json" id="dp-strings">'
             + json.dumps(strings, ensure_ascii=False).replace("<", "\\u003c") + "</script>")
-    if kept.get("size") == "large" and view != "handout":  # present mode (lesson-teach.js)
-        slide = {k: t(f"teach.slide_{k}", lang) for k in ("prev", "next", "count", "keys", "nav")}
+    if kept.get("size") == "large" and view in ("student", "teacher"):  # present mode
+        keys = ("prev", "next", "count", "keys", "nav", "notes", "notes_keys", "notes_none")
+        slide = {k: t(f"teach.slide_{k}", lang) for k in keys}
         data += ('<script type="application/json" id="dp-slide-strings">'
                  + json.dumps(slide, ensure_ascii=False).replace("<", "\\u003c") + "</script>")
     return 200, document(
