@@ -47,7 +47,7 @@ def tour_ids(lesson_id: str, lang: str) -> list[str]:
     return [s.id for s in steps]
 
 
-def _spans(nums: list[int]) -> str:
+def spans(nums: list[int]) -> str:
     """1, 2, 3, 4, 7 -> "1–4, 7" (tour step numbers of a plan block)."""
     out: list[str] = []
     for k in sorted(nums):
@@ -101,7 +101,7 @@ def notes_html(lesson: lessons.Lesson, r: Markup, lang: str) -> str:
             where = (f'<div class="dp-plan-sections">{tr("teach.sections")} {secs}</div>'
                      if secs else "")
             tour = (f'<div class="dp-plan-tour">'
-                    f'{tr("teach.plan_tour", steps=_spans([step_no[t] for t in row.tour]))}</div>'
+                    f'{tr("teach.plan_tour", steps=spans([step_no[t] for t in row.tour]))}</div>'
                     if row.tour else "")
             rows.append(
                 f'<tr class="{row_cls} dp-level-{row.level}" data-minutes="{row.minutes}" '

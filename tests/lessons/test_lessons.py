@@ -17,7 +17,7 @@ from app.lesson import page as lesson_page
 LESSONS = lessons.LESSONS
 LANGS = lessons.LANGS
 TEXT_FIELDS = ("title", "lead", "body", "question", "steps", "text", "why", "tip", "predict",
-               "options", "reveal", "name")
+               "options", "reveal", "name", "expected", "listen", "close", "answer")
 # A decimal literal with four or more significant digits (e.g. 0.1269, 3.7306, 2223595.49):
 # such a number must come from dpcore through a {{placeholder}}, never be typed by hand.
 TYPED_NUMBER = re.compile(r"(?<![\w.{])(\d+\.\d+|\d{4,}(?:\.\d+)?)(?![\w}])")
