@@ -1,0 +1,73 @@
+"""Browser tests of the instructor's kit (issue 39): present mode's ←/→ replace the address
+(no history entry per slide), its notes panel (N, or the button) shows the current slide's
+plan block and the activities' guides, which stay off the projected slide until then; the
+answer key prints on A4 (both languages)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+import lessons
+from app.shell.i18n import t
+from ui.conftest import Server
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_present_mode_notes_and_address(browser: Any, server: Server, lang: str) -> None:
+    les = lessons.load("gaussian", lang)
+    loss = next(r for r in les.plan if "privacy-loss" in r.sections)
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(f"{server.url}/lesson?lang={lang}&size=large&teacher=1")
+        count = pg.locator(".dp-slide-count")
+        expect(count).to_contain_text("1 / ")
+        before = pg.evaluate("history.length")
+        target = [s.id for s in les.sections].index("privacy-loss") + 3  # opening, notes, ...
+        for _ in range(target - 1):
+            pg.keyboard.press("ArrowRight")
+        expect(pg.locator("#privacy-loss")).to_be_visible()
+        assert pg.evaluate("location.hash") == "#privacy-loss"
+        pg.keyboard.press("ArrowLeft")
+        pg.keyboard.press("ArrowRight")
+        assert pg.evaluate("history.length") == before  # replaced, not pushed
+        guide = pg.locator("#tps-laplace .dp-activity-guide")
+        expect(guide).to_be_hidden()
+        panel = pg.locator(".dp-slide-notes")
+        expect(panel).to_be_hidden()
+        pg.keyboard.press("n")
+        expect(panel).to_be_visible()
+        expect(panel).to_contain_text(loss.title)
+        expect(panel).to_contain_text(t("teach.minutes", lang, minutes=loss.minutes))
+        expect(guide).to_be_visible()
+        expect(guide).to_contain_text(t("teach.guide_listen", lang))
+        btn = pg.get_by_role("button", name=t("teach.slide_notes", lang))
+        expect(btn).to_have_attribute("aria-expanded", "true")
+        btn.click()
+        expect(panel).to_be_hidden()
+        expect(guide).to_be_hidden()
+        assert errors == []
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_answer_key_prints_on_a4(page: Any, server: Server, lang: str) -> None:
+    les = lessons.load("cdf", lang)
+    page.goto(f"{server.url}/lesson?lang={lang}&topic=cdf&key=1")
+    expect(page.locator(".dp-key h1")).to_have_text(t("teach.key_title", lang, title=les.title))
+    expect(page.locator(".dp-rubric")).to_have_count(len(les.problems))
+    expect(page.locator(".dp-key .katex").first).to_be_attached()
+    pdf = page.pdf(prefer_css_page_size=True)
+    assert pdf[:4] == b"%PDF"
+    # A4 from the stylesheet's @page rule (210 x 297 mm = 595 x 842 pt; Letter is 612 x 792)
+    boxes = re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
+    assert boxes and all(abs(float(w) - 595.3) < 2 and abs(float(h) - 841.9) < 2
+                         for w, h in boxes), boxes
+    assert len(boxes) >= 2  # the key runs over several pages, each A4
