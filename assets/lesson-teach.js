@@ -109,6 +109,11 @@
   Array.prototype.forEach.call(lesson.querySelectorAll(":scope > .dp-section"), function (s) {
     slides.push(s);
   });
+  /* anything else between the slides (the table of contents after the teacher notes) belongs
+     to the opening slide, not to every slide */
+  Array.prototype.slice.call(lesson.children).forEach(function (el) {
+    if (slides.indexOf(el) < 0) { opening.appendChild(el); }
+  });
   root.classList.add("dp-present");
 
   var bar = document.createElement("nav");

@@ -32,12 +32,12 @@ def teacher_links(lang: str, q: str) -> str:
         base = "/lesson" + q + topic
         large = "" if "size=large" in q else "&size=large"
         links = " · ".join(
-            f'<a class="dp-index-{cls}" href="{html.escape(base + extra)}">'
-            f"{html.escape(t(key, lang, lesson=name))}</a>"
-            for cls, extra, key in (("notes", "&teacher=1", "teach.index_notes"),
-                                    ("present", "&teacher=1" + large, "teach.index_present"),
-                                    ("key", "&key=1", "teach.index_key")))
-        items.append(f"<li>{links}</li>")
+            f'<a class="dp-index-{cls}" href="{html.escape(base + extra)}" '
+            f'aria-label="{html.escape(t(f"teach.index_{cls}", lang, lesson=name))}">'
+            f'{html.escape(t(f"teach.index_link_{cls}", lang))}</a>'
+            for cls, extra in (("notes", "&teacher=1"), ("present", "&teacher=1" + large),
+                               ("key", "&key=1")))
+        items.append(f"<li><strong>{html.escape(name)}</strong><br>{links}</li>")
     return (f'<section class="dp-index-teacher" aria-labelledby="dp-index-teacher-h">'
             f'<h2 id="dp-index-teacher-h">{html.escape(t("teach.index_heading", lang))}</h2>'
             f'<p>{html.escape(t("teach.index_lead", lang))}</p><ul>{"".join(items)}</ul>'

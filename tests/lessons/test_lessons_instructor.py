@@ -259,6 +259,11 @@ def test_index_links_the_teacher_views(lang: str) -> None:
         assert f"/lesson?lang={lang}{topic}&key=1" in hrefs
     for h in hrefs:
         assert _render(**dict(x.split("=") for x in h.split("?")[1].split("&")))
+    for lesson in lessons.LESSONS:  # each link names its lesson for a screen reader
+        name = t(f"common.index.lesson_{lesson}", lang)
+        for cls in ("notes", "present", "key"):
+            label = t(f"teach.index_{cls}", lang, lesson=name)
+            assert f'aria-label="{label}"' in sec.group(0).replace("&#x27;", "'"), label
 
 
 @pytest.mark.parametrize(("topic", "lang"), CASES)
