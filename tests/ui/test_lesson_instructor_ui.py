@@ -33,6 +33,7 @@ def test_present_mode_notes_and_address(browser: Any, server: Server, lang: str)
         for _ in range(target - 1):
             pg.keyboard.press("ArrowRight")
         expect(pg.locator("#privacy-loss")).to_be_visible()
+        expect(pg.locator(".dp-toc")).to_be_hidden()  # it belongs to the opening slide
         assert pg.evaluate("location.hash") == "#privacy-loss"
         pg.keyboard.press("ArrowLeft")
         pg.keyboard.press("ArrowRight")
