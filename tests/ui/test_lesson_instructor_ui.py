@@ -5,6 +5,7 @@ answer key prints on A4 (both languages)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -13,7 +14,7 @@ from playwright.sync_api import expect
 
 import lessons
 from app.shell.i18n import t
-from ui.conftest import Server
+from ui.conftest import Server, run_axe
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
@@ -72,3 +73,14 @@ def test_answer_key_prints_on_a4(page: Any, server: Server, lang: str) -> None:
     assert boxes and all(abs(float(w) - 595.3) < 2 and abs(float(h) - 841.9) < 2
                          for w, h in boxes), boxes
     assert len(boxes) >= 2  # the key runs over several pages, each A4
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize("path", ["/lesson?teacher=1", "/lesson?topic=cdf&key=1",
+                                  "/lesson?topic=cdf&handout=1"])
+def test_axe_on_the_instructor_views(page: Any, server: Server, path: str, lang: str) -> None:
+    page.goto(f"{server.url}{path}&lang={lang}")
+    page.wait_for_load_state("load")
+    expect(page.locator(".katex").first).to_be_attached()
+    found = run_axe(page)
+    assert found == [], json.dumps(found, indent=1, ensure_ascii=False)
