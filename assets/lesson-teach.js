@@ -93,6 +93,22 @@
   var root = document.documentElement;
   var lesson = document.querySelector(".dp-lesson");
   var nav = document.getElementById("dp-slide-strings");
+  var channel = window.BroadcastChannel ? new BroadcastChannel("dplab-lesson-slides") : null;
+  /* the teacher view on a second screen follows the projected slide: its plan rows for that
+     slide are marked and scrolled to (same browser, same lesson) */
+  if (channel && lesson && !root.classList.contains("dp-large")) {
+    channel.onmessage = function (ev) {
+      var d = ev.data || {};
+      if (d.lesson !== lesson.dataset.lesson) { return; }
+      var hit = null;
+      document.querySelectorAll("tr.dp-plan-row").forEach(function (r) {
+        var on = (r.dataset.sections || "").split(" ").indexOf(d.id) >= 0;
+        r.classList.toggle("dp-plan-current", on);
+        if (on && !hit) { hit = r; }
+      });
+      if (hit) { hit.scrollIntoView({ block: "center" }); }
+    };
+  }
   if (!lesson || !root.classList.contains("dp-large") || !nav) { return; }
   var S = JSON.parse(nav.textContent);
   var slides = [];
@@ -150,6 +166,13 @@
     notesBtn.setAttribute("aria-expanded", "false");
     bar.insertBefore(notesBtn, keys);
     notesBtn.addEventListener("click", function () { toggleNotes(); });
+    /* or the whole teacher view on a second screen, following the slides */
+    var second = document.createElement("a");
+    var u = new URL(location.href);
+    u.searchParams.delete("size"); u.hash = "teacher-plan";
+    second.href = u.toString(); second.target = "dplab-notes";
+    second.className = "dp-slide-second"; second.textContent = S.second;
+    bar.insertBefore(second, keys);
   }
   function fillNotes() {
     if (!notesPanel) { return; }
@@ -192,6 +215,7 @@
     var id = slides[current].id;
     if (history.replaceState) { history.replaceState(null, "", "#" + id); }
     fillNotes();
+    if (channel) { channel.postMessage({ lesson: lesson.dataset.lesson, id: id }); }
     window.scrollTo(0, 0);
     var main = document.getElementById("dp-main");
     if (main) { main.scrollTop = 0; }

@@ -256,7 +256,8 @@ def render(args: Mapping[str, str], accept_language: str | None) -> tuple[int, s
     data = ('<script type="application/json" id="dp-strings">'
             + json.dumps(strings, ensure_ascii=False).replace("<", "\\u003c") + "</script>")
     if kept.get("size") == "large" and view in ("student", "teacher"):  # present mode
-        keys = ("prev", "next", "count", "keys", "nav", "notes", "notes_keys", "notes_none")
+        keys = ("prev", "next", "count", "keys", "nav", "notes", "notes_keys", "notes_none",
+                "second")
         slide = {k: t(f"teach.slide_{k}", lang) for k in keys}
         data += ('<script type="application/json" id="dp-slide-strings">'
                  + json.dumps(slide, ensure_ascii=False).replace("<", "\\u003c") + "</script>")

@@ -22,6 +22,7 @@ def test_present_mode_notes_and_address(browser: Any, server: Server, lang: str)
     les = lessons.load("gaussian", lang)
     loss = next(r for r in les.plan if "privacy-loss" in r.sections)
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    ctx.set_default_timeout(30_000)  # a loaded 2-core machine: the first page can be slow
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -84,3 +85,27 @@ def test_axe_on_the_instructor_views(page: Any, server: Server, path: str, lang:
     expect(page.locator(".katex").first).to_be_attached()
     found = run_axe(page)
     assert found == [], json.dumps(found, indent=1, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_second_screen_follows_the_slides(browser: Any, server: Server, lang: str) -> None:
+    les = lessons.load("gaussian", lang)
+    worst = next(r for r in les.plan if "worst-event" in r.sections)
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    ctx.set_default_timeout(30_000)  # a loaded 2-core machine: the first page can be slow
+    try:
+        projected = ctx.new_page()
+        projected.goto(f"{server.url}/lesson?lang={lang}&size=large&teacher=1#privacy-loss")
+        link = projected.get_by_role("link", name=t("teach.slide_second", lang))
+        href = link.get_attribute("href") or ""
+        assert "teacher=1" in href and "size=large" not in href
+        notes = ctx.new_page()
+        notes.goto(href)
+        expect(notes.locator("#teacher-plan")).to_be_attached()
+        projected.bring_to_front()
+        projected.keyboard.press("ArrowRight")
+        expect(projected.locator("#worst-event")).to_be_visible()
+        expect(notes.locator(f"#plan-{worst.id}")).to_have_class(re.compile("dp-plan-current"))
+        expect(notes.locator("tr.dp-plan-current")).to_have_count(1)
+    finally:
+        ctx.close()
