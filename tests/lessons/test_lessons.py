@@ -103,7 +103,8 @@ def test_counts_required_by_the_course(lang: str) -> None:
 @pytest.mark.parametrize(("lesson", "lang"), [(le, la) for le in LESSONS for la in LANGS])
 def test_every_lab_link_is_a_valid_lab_state(lesson: str, lang: str) -> None:
     les = lessons.load(lesson, lang)
-    for item in (*les.examples, *les.exercises):
+    linked = [x for x in (*les.problems, *les.activities) if x.link]  # the instructor's too
+    for item in (*les.examples, *les.exercises, *linked):
         url = urlparse(item.link)
         args = dict(parse_qsl(url.query))
         if url.path == "/lab":
