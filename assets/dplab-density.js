@@ -7,11 +7,6 @@
 const POINTS = 241;
 let plotCount = 0;
 
-function gaussPdf(x, mu, s) {
-  const z = (x - mu) / s;
-  return Math.exp(-0.5 * z * z) / (s * Math.sqrt(2 * Math.PI));
-}
-
 export function render({ model, el }) {
   const id = `dp-dens-${++plotCount}`;
   const holder = document.createElement("div");
@@ -29,11 +24,7 @@ export function render({ model, el }) {
         'system-ui, "Noto Sans KR", sans-serif' });
     svg.appendChild(svgEl("rect", { x: 0, y: 0, width: w, height: h, fill: look.bg }));
     const defs = svgEl("defs");
-    const pat = svgEl("pattern", { id: `${id}-hatch`, width: 8, height: 8,
-      patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
-    pat.appendChild(svgEl("line", { x1: 0, y1: 0, x2: 0, y2: 8, stroke: look.d1,
-      "stroke-width": 2, "stroke-opacity": 0.8 }));
-    defs.appendChild(pat);
+    defs.appendChild(hatchPattern(`${id}-hatch`, look.d1, 45));
     svg.appendChild(defs);
     // Titles: the figure's title, then the event and its probabilities (one line each, so a
     // phone's width does not cut them).

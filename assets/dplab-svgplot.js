@@ -13,6 +13,21 @@ function svgEl(name, attrs, text) {
   return node;
 }
 
+// The density of N(mu, s²) at x (for pictures; the exact probabilities come from dpcore).
+function gaussPdf(x, mu, s) {
+  const z = (x - mu) / s;
+  return Math.exp(-0.5 * z * z) / (s * Math.sqrt(2 * Math.PI));
+}
+
+// A hatch pattern (diagonal lines of `colour`) for the areas of the neighbour D′.
+function hatchPattern(id, colour, angle) {
+  const pat = svgEl("pattern", { id, width: 8, height: 8, patternUnits: "userSpaceOnUse",
+    patternTransform: `rotate(${angle})` });
+  pat.appendChild(svgEl("line", { x1: 0, y1: 0, x2: 0, y2: 8, stroke: colour,
+    "stroke-width": 2, "stroke-opacity": 0.8 }));
+  return pat;
+}
+
 // About `count` round steps (1, 2, 2.5, 5 × 10^k) covering [lo, hi].
 function niceTicks(lo, hi, count) {
   if (!(hi > lo) || !isFinite(lo) || !isFinite(hi)) return { ticks: [lo], step: 1 };
@@ -32,11 +47,17 @@ function tickLabel(v, step) {
   const a = Math.abs(v);
   let s;
   if (a >= 1e5 || step < 1e-3) {
-    s = v.toExponential(Math.max(0, Math.min(3, -Math.floor(Math.log10(step / a)) - 1)));
-    s = s.replace("e+", "e");
+    // enough significant digits to tell ticks `step` apart (2.5e−8 stays 2.5e−8)
+    const es = Math.floor(Math.log10(step));
+    let m = 0;
+    while (m < 3 && Math.abs(Math.round(step / 10 ** (es - m)) - step / 10 ** (es - m)) > 1e-6) m++;
+    const digits = Math.floor(Math.log10(a)) - es + m;
+    s = v.toExponential(Math.max(0, Math.min(6, digits))).replace("e+", "e");
   } else {
-    const dec = Math.max(0, Math.min(6, -Math.floor(Math.log10(step) + 1e-9)));
-    s = v.toFixed(dec + (String(step).includes("25") && dec > 0 ? 1 : 0));
+    // as many decimals as the step has (2.5 → 1, 0.25 → 2, 5 → 0)
+    let dec = 0;
+    while (dec < 6 && Math.abs(Math.round(step * 10 ** dec) - step * 10 ** dec) > 1e-6) dec++;
+    s = v.toFixed(dec);
   }
   return s.replace("-", "\u2212");
 }
@@ -46,7 +67,7 @@ function pathOf(xs, ys) {
   let d = "", pen = false;
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i], y = ys[i];
-    if (!isFinite(x) || !isFinite(y)) { pen = false; continue; }
+    if (x === null || y === null || !isFinite(x) || !isFinite(y)) { pen = false; continue; }
     d += (pen ? "L" : "M") + x.toFixed(1) + " " + y.toFixed(1);
     pen = true;
   }

@@ -38,7 +38,6 @@ from app.shell.follow import PageLink
 from app.shell.i18n import t
 from app.shell.options import request_language
 from app.shell.tour import step_from_address
-from app.shell.widgets import RevealSlot
 from dpcore import queries
 from dpcore.certify import Certification
 
@@ -70,7 +69,6 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         # the probabilities, the text tables, the simulation, the exports): hidden with the card.
         self._answer_panes: list[Any] = []
         self._hidden_for_tour = False
-        self._curve_slot: RevealSlot | None = None  # the curve's place until scrolled to
         self.conceal_note = widgets.TextPane("", stylesheets=[CARD_CSS], visible=False,
                                              sizing_mode="stretch_width",
                                              css_classes=["dp-tour-conceal-note"])
@@ -241,18 +239,16 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         Markdown, the curve as CSV. Files are made at the click from the current state."""
         # (the densities are drawn by the browser: "svg:<key>", app/shell/svgplot.py)
         figures = {"png-density": ("densities", "svg:density", self.leg_dens),
-                   "png-curve": ("curve", "", self.leg_curve)}
+                   "png-curve": ("curve", "svg:curve", self.leg_curve)}
 
         def make(kind: str) -> exportbar.ExportFile:
             cert = self._current_cert()
             stem = export.file_stem(cert)
             if kind in figures:
-                if kind == "png-curve" and self._curve_slot is not None:
-                    self._curve_slot.reveal()  # saved before scrolled to: the browser waits
                 name, fig_id, entries = figures[kind]
                 return exportbar.ExportFile(
                     f"{stem}-{name}.png", export.certification_json(cert),
-                    fig_id or self.fig_curve.id,
+                    fig_id,
                     tuple(e.as_dict() for e in entries
                           if e.renderer is None or e.renderer.visible))
             if kind == "json":
@@ -296,15 +292,15 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
             sizing_mode="stretch_width", stylesheets=[CARD_CSS])
         dens = self.dens_plot
         # On the projector the curve is on the first screen; elsewhere it waits below it.
-        curve_fig: Any = (pn.pane.Bokeh(self.fig_curve, sizing_mode="stretch_width")
-                          if self._large else self.curve_figure())
-        self._curve_slot = curve_fig if isinstance(curve_fig, RevealSlot) else None
+        # (one model: on the first screen or below it, it is in the page from the start)
+        curve_fig = self.curve_plot
         curve_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
                                   f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>",
                                   stylesheets=[CARD_CSS], sizing_mode="stretch_width")
         sim_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
                                 stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        sim_fig = self.sim_figure()  # built when scrolled to (most students never do)
+        sim_fig = pn.Column(self.sim_plot, self.sim_legend, sizing_mode="stretch_width",
+                            margin=0)
         if self._large:
             # Projector: card strip, then the two linked plots side by side; every table and
             # the simulation are folded (<details> / a collapsed card) below them.

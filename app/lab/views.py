@@ -8,10 +8,11 @@ density curves from σ and Δ, which it can do exactly enough for a picture.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
-from app.lab.compute import DensityView
+from app.lab.compute import CurveView, DensityView, SimulationView
 from app.shell import svgplot
 from app.shell.legend import LegendEntry
 from app.shell.numbers import fmt_num, fmt_prob
@@ -59,3 +60,99 @@ def density_legend(pal: Palette, tr: Callable[..., str]) -> list[LegendEntry]:
             LegendEntry(tr("lab.dens.legend_p1"), "hatch", pal.d1, (), 1.5, 0.8, None),
             LegendEntry(tr("lab.dens.legend_d0"), "line", pal.d0, (), 4.0, 1.0, None),
             LegendEntry(tr("lab.dens.legend_d1"), "line", pal.d1, (6, 4), 4.0, 1.0, None)]
+
+
+class CurvePlot(svgplot.SvgPlot):
+    """The ε–δ curve (`.dp-curve-plot`); a click in the plot sets ε there (``on_tap``)."""
+
+    _esm = svgplot.module("dplab-curve.js")
+
+    def __init__(self, on_tap: Callable[[float], None] | None = None, **params: Any) -> None:
+        super().__init__(**params)
+        self._on_tap = on_tap
+
+    def _handle_msg(self, msg: Any) -> None:
+        if self._on_tap is None or not isinstance(msg, dict):
+            return
+        try:
+            x = float(msg.get("tap"))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return
+        if math.isfinite(x):
+            self._on_tap(x)
+
+
+class Shown:
+    """Whether a legend entry's line is drawn (app/shell/legend.py reads ``visible``)."""
+
+    def __init__(self, visible: bool = True) -> None:
+        self.visible = visible
+
+
+def curve_legend(pal: Palette, tr: Callable[..., str]) -> tuple[list[LegendEntry],
+                                                                dict[str, Shown]]:
+    """The curve's legend entries and the switches of the two overlays ("lap", "classic")."""
+    lap, classic = Shown(), Shown()
+    entries = [
+        LegendEntry(tr("lab.curve.legend_claim"), "line", pal.claim, (6, 4, 2, 4), 3.0, 1.0,
+                    None),
+        LegendEntry(tr("lab.curve.legend_laplace"), "line", pal.laplace, (2, 4), 3.0, 1.0, lap),
+        LegendEntry(tr("lab.curve.legend_classic_in"), "line", pal.classic, (6, 4), 3.0, 1.0,
+                    classic),
+        LegendEntry(tr("lab.curve.legend_classic_out"), "line", pal.classic, (2, 4), 2.0, 1.0,
+                    classic),
+        LegendEntry(tr("lab.curve.legend_delta"), "line", pal.curve, (), 4.0, 1.0, None),
+        LegendEntry(tr("lab.curve.legend_cur"), "marker", pal.curve, (), 1.0, 1.0, None),
+    ]
+    return entries, {"lap": lap, "classic": classic}
+
+
+def curve_payload(cv: CurveView, show_lap: bool, show_cl: bool, tr: Callable[..., str]
+                  ) -> dict[str, Any]:
+    """What the curve figure shows: δ(ε) from dpcore on an even grid of ε in the chosen scale
+    (4 significant digits: the exact values are in the text equivalent), the overlays shown,
+    the claim, the current ε and its point."""
+    lo, hi = float(cv.eps[0]), float(cv.eps[-1])
+    notes = []
+    if cv.all_zero:
+        notes.append(tr("lab.curve.all_zero_short"))
+    elif cv.scale == "log10" and math.isnan(cv.claimed_y):
+        notes.append(tr("lab.curve.claim_zero_log"))
+    frame = ([-10.0, 0.0] if cv.scale == "log10" else [0.0, 1.0]) if cv.all_zero else None
+    return {
+        "lo": lo, "hi": hi, "y": svgplot.picture(cv.y),
+        "lap": svgplot.picture(cv.laplace) if show_lap else None,
+        "cl_in": svgplot.picture(cv.classic_in) if show_cl else None,
+        "cl_out": svgplot.picture(cv.classic_out) if show_cl else None,
+        "claim": None if math.isnan(cv.claimed_y) else float(cv.claimed_y),
+        "span": float(cv.current_eps),
+        "cur": (None if math.isnan(cv.current_y)
+                else [float(cv.current_eps), float(cv.current_y)]),
+        "frame": frame, "scale": cv.scale, "note": "\n".join(notes),
+        "title": tr("lab.curve.title"), "xlabel": tr("lab.curve.xlabel"),
+        "ylabel": tr("lab.curve.ylabel_log" if cv.scale == "log10" else "lab.curve.ylabel_lin"),
+    }
+
+
+class SimPlot(svgplot.SvgPlot):
+    """The simulated releases' histograms under both densities (`.dp-sim-plot`)."""
+
+    _esm = svgplot.module("dplab-sim.js")
+
+
+def sim_legend(pal: Palette, tr: Callable[..., str]) -> list[LegendEntry]:
+    """The simulation figure's legend (its bars; the density lines are the densities')."""
+    return [LegendEntry(tr("lab.sim.legend_h0"), "area", pal.d0, (), 1.0, 0.35, None),
+            LegendEntry(tr("lab.sim.legend_h1"), "hatch", pal.d1, (), 1.5, 0.8, None)]
+
+
+def sim_payload(sv: SimulationView, sens: float, sigma: float, dens: dict[str, Any],
+                tr: Callable[..., str]) -> dict[str, Any]:
+    """What the simulation figure shows: the bins and the density-normalised counts of the
+    simulated releases (synthetic noise: nothing private), the window, σ, Δ and the threshold
+    as the density figure ``dens`` shows them."""
+    edges = svgplot.picture(sv.edges, 6)
+    return {"edges": edges, "h0": svgplot.picture(sv.hist0), "h1": svgplot.picture(sv.hist1),
+            "lo": edges[0], "hi": edges[-1], "sigma": float(sigma), "d": float(sens),
+            "t": dens.get("t"), "title": tr("lab.sim.title"),
+            "xlabel": dens.get("xlabel", ""), "ylabel": dens.get("ylabel", "")}

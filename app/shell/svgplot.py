@@ -11,6 +11,7 @@ assets/dplab-export.js).
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import param
@@ -26,8 +27,19 @@ def look(pal: Palette, large: bool, height: int) -> dict[str, Any]:
     font, title = (24, 23) if large else (16, 17)
     return {"bg": pal.background, "text": pal.text, "grid": pal.grid, "d0": pal.d0,
             "d1": pal.d1, "marker": pal.marker, "note": pal.note, "label_bg": pal.label_bg,
-            "curve": pal.curve, "claim": pal.claim, "font": font, "title_font": title,
+            "curve": pal.curve, "claim": pal.claim, "laplace": pal.laplace,
+            "classic": pal.classic, "font": font, "title_font": title,
             "height": height}
+
+
+def picture(values: Any, digits: int = 4) -> list[float | None]:
+    """Values for a picture: ``digits`` significant digits (the exact ones are in the text
+    equivalents), None where a value cannot be drawn (NaN, ±inf: a gap in the line)."""
+    out: list[float | None] = []
+    for v in values:
+        f = float(v)
+        out.append(float(f"{f:.{digits}g}") if math.isfinite(f) else None)
+    return out
 
 
 def module(name: str) -> str:

@@ -9,7 +9,6 @@ import panel as pn
 import param
 
 from app.shell import assets
-from app.shell.docmodels import grow_from
 from app.shell.plainjs import PlainJS
 
 
@@ -48,91 +47,6 @@ class TextPane(pn.pane.HTML):
 
 # The watcher TextPane.set_text calls itself (Panel's, bound to the pane).
 _UPDATE_PANE = pn.pane.HTML._update_pane
-
-
-class PreparedBokeh(pn.pane.Bokeh):
-    """A Bokeh pane whose figure can be readied before it joins a page (:meth:`prepare`).
-
-    When a figure joins a page, Panel's pane walks all of its ~60 models twice: once for a
-    CustomJS whose code names the figure, once to apply the design's Bokeh theme. For a page
-    built ahead (app/serve/prebuild.py) both walks happen in idle time instead: together
-    ~11 % of the server's CPU while 200 students opened /lab and scrolled down
-    (``benchmarks/classroom_load.py open --students 200``). A figure readied so is themed as
-    Panel would have themed it then, by the same design; should the pane's design or theme
-    have changed since, Panel's own path runs.
-    """
-
-    def __init__(self, *args: Any, **params: Any) -> None:
-        super().__init__(*args, **params)
-        self._prepared: tuple[Any, Any] | None = None
-
-    def prepare(self) -> None:
-        """Theme the figure now (it has no CustomJS: nothing of it to rewrite later)."""
-        from bokeh.models import CustomJS
-
-        fig = self.object
-        if fig is None or self._prepared is not None or fig.select({"type": CustomJS}):
-            return
-        self._design.apply_bokeh_theme_to_model(fig, self.theme)
-        self._prepared = (self._design, self.theme)
-
-    def _get_model(self, doc: Any, root: Any = None, parent: Any = None,
-                   comm: Any = None) -> Any:
-        ready = self._prepared
-        if (root is None or comm is not None or self.object is None or ready is None
-                or ready[0] is not self._design or ready[1] != self.theme):
-            return super()._get_model(doc, root, parent, comm)
-        fig = self.object
-        if fig._document and doc is not fig._document:
-            from panel.io import remove_root
-
-            remove_root(fig, doc)
-        self._models[root.ref["id"]] = (fig, parent)
-        return fig
-
-
-class RevealBox(PlainJS):
-    """An empty box that reports once it comes within 300 px of the viewport (or is shown).
-
-    Holds the place of a figure that is built only when a student scrolls to it: a figure is
-    ~60 Bokeh models per session, and many students never scroll that far.
-    """
-
-    seen = param.Boolean(default=False, doc="True once the box has been near the viewport.")
-
-    _esm = assets.path("dplab-reveal.js")
-
-
-class RevealSlot(pn.Column):
-    """A place in the page that holds a :class:`RevealBox` of ``height`` until the box comes
-    near the viewport (or :meth:`reveal` is called), then the object ``make()`` returns.
-
-    ``make`` is called once. What it returns may be built ahead (a figure kept up to date
-    while unseen costs no message); only attaching it to the page is deferred, which keeps
-    ~60 Bokeh models per figure out of the page's first document.
-    """
-
-    def __init__(self, make: Callable[[], Any], height: int, **params: Any) -> None:
-        params.setdefault("sizing_mode", "stretch_width")
-        params.setdefault("margin", 0)
-        box = RevealBox(height=height, sizing_mode="stretch_width", margin=0,
-                        css_classes=list(params.pop("box_classes", [])))
-        super().__init__(box, **params)
-        self._make: Callable[[], Any] | None = make
-        box.param.watch(lambda *_: self.reveal(), "seen")
-
-    @property
-    def revealed(self) -> bool:
-        return self._make is None
-
-    def reveal(self) -> None:
-        """Put the real object in place now (idempotent)."""
-        make, self._make = self._make, None
-        if make is not None:
-            obj = make()
-            # Bokeh would walk the whole page for the new figure's models; walk from here.
-            with grow_from(self):
-                self.objects = [obj]
 
 
 class ButtonColumn(PlainJS):

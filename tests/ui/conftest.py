@@ -179,19 +179,16 @@ def page(context: Any, server: Server, requests_seen: Requests) -> Iterator[Any]
     assert errors == [], f"JavaScript errors in the page: {errors}"
 
 
-CURVE_CANVAS = ".dp-curve-plot canvas.bk-layer:not(.bk-glyph)"
+CURVE_CANVAS = ".dp-curve-plot svg.dp-svg path.dp-curve-y"
 
 
 def show_curve(pg: Any, *, back_to_top: bool = True) -> None:
-    """Bring the lab's ε–δ curve into the page: below the first screen it joins the page only
-    when scrolled near (app/lab/figures.py ``curve_figure``). Call it once the page is live;
-    ``back_to_top`` scrolls the main area back afterwards."""
+    """Scroll the lab's ε–δ curve into view and wait until the browser has drawn it (app/lab/
+    views.py CurvePlot). Call it once the page is live; ``back_to_top`` scrolls the main area
+    back afterwards."""
     expect(pg.locator(".dp-density-plot svg.dp-svg path.dp-dens-d0").first).to_be_visible()
-    reveal = pg.locator(".dp-curve-reveal")
-    if reveal.count():
-        reveal.first.scroll_into_view_if_needed()
+    pg.locator(".dp-curve-plot").first.scroll_into_view_if_needed()
     expect(pg.locator(CURVE_CANVAS).first).to_be_visible()
-    expect(reveal).to_have_count(0)
     if back_to_top:
         pg.evaluate("() => { const m = document.getElementById('main');"
                     " if (m) m.scrollTo(0, 0); window.scrollTo(0, 0); }")

@@ -83,10 +83,10 @@ def test_curve_text_lists_values() -> None:
 
 def test_page_builds_without_a_server_and_reacts_in_place() -> None:
     page = LabPage(LabState(), "en")
-    src = page.src_curve
-    fig = page.fig_curve
+    plot = page.curve_plot
+    before = page.curve_plot.data
     page.state.set_text("sigma", "2")
-    assert page.src_curve is src and page.fig_curve is fig  # updated in place
+    assert page.curve_plot is plot and page.curve_plot.data != before  # one new message
     assert "dp-sigma\">2<" in page.card.object
     page.state.set_text("sigma", "-1")
     assert "σ must be" in page._errors["sigma"].object
@@ -94,9 +94,9 @@ def test_page_builds_without_a_server_and_reacts_in_place() -> None:
 
 
 def test_tap_sets_eps() -> None:
-    from bokeh.events import Tap
-
     page = LabPage(LabState(), "en")
-    page._on_tap(Tap(page.fig_curve, x=3.14159, y=0.0))
+    page.curve_plot._handle_msg({"tap": 3.14159})  # what a click in the figure sends
+    page.curve_plot._handle_msg({"tap": "not a number"})  # ignored
+    page.curve_plot._handle_msg({"tap": float("nan")})
     assert page.state.eps == pytest.approx(3.14)
     assert "dp-eps\">3.14<" in page.card.object

@@ -1,0 +1,103 @@
+// The lab's ε–δ curve, drawn by the browser from one message (app/lab/views.py CurvePlot):
+// δ(ε) of the Gaussian mechanism computed on the server by dpcore on an even grid of ε (the
+// values, in the chosen scale, rounded for the picture), the overlays the student switched on,
+// the claimed δ as a line, the current ε as a dashed line with its point. A click (or tap) in
+// the plot sends its ε back: the server sets ε there. Helpers: assets/dplab-svgplot.js.
+
+let curveCount = 0;
+
+export function render({ model, el }) {
+  const id = `dp-curve-${++curveCount}`;
+  const holder = document.createElement("div");
+  holder.className = "dp-svg-plot";
+  let svg = null, frame = null, box = null;
+
+  function draw() {
+    const d = model.data || {};
+    const look = model.look || {};
+    const w = Math.max(240, Math.floor(holder.clientWidth || el.clientWidth || 600));
+    const h = look.height || 400;
+    const font = look.font || 16;
+    svg = svgEl("svg", { width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img",
+      "aria-label": d.title || "", class: "dp-svg", "font-family":
+        'system-ui, "Noto Sans KR", sans-serif' });
+    svg.appendChild(svgEl("rect", { x: 0, y: 0, width: w, height: h, fill: look.bg }));
+    let top = 6 + (look.title_font || font) * 1.25;
+    svg.appendChild(svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
+      "font-size": look.title_font || font, class: "dp-svg-title" }, d.title || ""));
+    const n = (d.y || []).length;
+    if (!n || !(d.hi > d.lo)) { holder.replaceChildren(svg); return; }
+    const xs = [];
+    for (let i = 0; i < n; i++) xs.push(d.lo + ((d.hi - d.lo) * i) / (n - 1));
+    const series = [
+      ["claim", d.claim === null || d.claim === undefined ? null : [d.claim, d.claim], look.claim,
+       3, "6 4 2 4"],
+      ["lap", d.lap, look.laplace, 3, "2 4"],
+      ["cl_in", d.cl_in, look.classic, 3, "6 4"],
+      ["cl_out", d.cl_out, look.classic, 2, "2 4"],
+      ["y", d.y, look.curve, 4, null],
+    ];
+    // The y range: every value drawn (and the frame of an all-zero curve), 5 % padding.
+    let ylo = Infinity, yhi = -Infinity;
+    const seen = (v) => { if (v !== null && isFinite(v)) { ylo = Math.min(ylo, v); yhi = Math.max(yhi, v); } };
+    for (const [, ys] of series) (ys || []).forEach(seen);
+    (d.frame || []).forEach(seen);
+    if (!(yhi > ylo)) { ylo = (isFinite(ylo) ? ylo : 0) - 1; yhi = ylo + 2; }
+    const pad = (yhi - ylo) * 0.05;
+    box = { w, h, top: top + font * 0.8, left: font * 4.2, bottom: font * 3.4, right: 12 };
+    frame = drawFrame(svg, box, { lo: d.lo, hi: d.hi, label: d.xlabel },
+                      { lo: ylo - pad, hi: yhi + pad, label: d.ylabel }, look);
+    const defs = svgEl("defs");
+    const clip = svgEl("clipPath", { id: `${id}-clip` });
+    clip.appendChild(svgEl("rect", { x: box.left, y: box.top, width: frame.pw, height: frame.ph }));
+    defs.appendChild(clip);
+    svg.appendChild(defs);
+    const plot = svgEl("g", { "clip-path": `url(#${id}-clip)` });
+    const px = xs.map(frame.sx);
+    for (const [name, ys, colour, width, dash] of series) {
+      if (!ys) continue;
+      const pts = name === "claim" ? [frame.sx(d.lo), frame.sx(d.hi)] : px;
+      plot.appendChild(svgEl("path", { d: pathOf(pts, ys.map((v) => (v === null ? null : frame.sy(v)))),
+        fill: "none", stroke: colour, "stroke-width": width, "stroke-dasharray": dash,
+        class: `dp-curve-${name}` }));
+    }
+    if (d.span !== null && d.span !== undefined) {
+      const sx = frame.sx(d.span);
+      plot.appendChild(svgEl("line", { x1: sx, x2: sx, y1: box.top, y2: box.top + frame.ph,
+        stroke: look.marker, "stroke-width": 2, "stroke-dasharray": "6 4", class: "dp-curve-eps" }));
+    }
+    if (d.cur) {
+      const cx = frame.sx(d.cur[0]), cy = frame.sy(d.cur[1]), r = 8;
+      plot.appendChild(svgEl("polygon", { points: `${cx},${cy - r} ${cx + r},${cy} ${cx},${cy + r} ${cx - r},${cy}`,
+        fill: look.curve, stroke: look.bg, "stroke-width": 2, class: "dp-curve-current" }));
+    }
+    svg.appendChild(plot);
+    holder.replaceChildren(svg);
+    labelWithBox(svg, box.left + 8, box.top + frame.ph - 8, d.note, look,
+                 { colour: look.note, cls: "dp-svg-note" });
+  }
+
+  // A click inside the plot area: its ε goes to the server (which rounds and bounds it).
+  holder.addEventListener("click", (ev) => {
+    if (!frame || !svg) return;
+    const r = svg.getBoundingClientRect();
+    const x = ev.clientX - r.left, y = ev.clientY - r.top;
+    if (x < box.left || x > box.left + frame.pw || y < box.top || y > box.top + frame.ph) return;
+    const d = model.data || {};
+    model.send_msg({ tap: d.lo + ((x - box.left) / frame.pw) * (d.hi - d.lo) });
+  });
+  draw();
+  model.on(["data", "look"], draw);
+  let width = 0;
+  const ro = new ResizeObserver(() => {
+    const now = Math.floor(holder.clientWidth);
+    if (now && now !== width) { width = now; draw(); }
+  });
+  ro.observe(holder);
+  model.on("remove", () => ro.disconnect());
+  if (model.key) {
+    window.dplabFigures = window.dplabFigures || {};
+    window.dplabFigures[model.key] = () => svgLayer(svg, (model.look || {}).bg || "#ffffff");
+  }
+  return holder;
+}
