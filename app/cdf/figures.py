@@ -28,7 +28,7 @@ STYLE = {
     "pp": ("#0072b2", "solid"),
     "auto": ("#009e73", "dashdot"),
     "mp": ("#cc79a7", "dotdash"),
-    "hq": ("#e69f00", "dashed"),
+    "hq": ("#a86f00", "dashed"),  # Okabe-Ito orange #e69f00 darkened: 2.25:1 -> 4.25:1 on white
     "aq": ("#d55e00", "dotted"),
 }
 

@@ -12,7 +12,18 @@ from typing import Any
 
 import pytest
 from bokeh.colors import named
-from bokeh.models import GlyphRenderer, Label, Legend, Line, Quad, Scatter, Span, Title, VArea
+from bokeh.models import (
+    GlyphRenderer,
+    Label,
+    Legend,
+    Line,
+    Plot,
+    Quad,
+    Scatter,
+    Span,
+    Title,
+    VArea,
+)
 
 from app.lab.card import card_theme_css
 from app.lab.page import LabPage
@@ -176,3 +187,26 @@ def test_palette_and_card_colours(theme: str) -> None:
     assert pal.passed in css and pal.failed in css
     # The dark theme is really dark and the default really light.
     assert (luminance(rgb(pal.background)) < 0.05) == (theme == "dark")
+
+
+def test_the_cdf_figures_lines_and_texts_have_contrast() -> None:
+    """/cdf's Bokeh figures (not yet drawn by the browser, docs/light-page.md stage 2d)."""
+    from app.cdf.page import CDFPage
+    from app.cdf.state import CDFState
+
+    page = CDFPage(state=CDFState(), lang="en")
+    pal = PALETTES["default"]
+    checked = 0
+    figs = [v for v in vars(page).values() if isinstance(v, Plot)]
+    assert len(figs) >= 2, "the /cdf page's figures were not found"
+    for fig in figs:
+        lines, texts = figure_colours(fig)
+        for name, colour, alpha in lines:
+            ratio = contrast(blend(colour, pal.background, alpha), pal.background)
+            assert ratio >= LINE, f"/cdf: {name} {colour} is {ratio:.2f}:1"
+            checked += 1
+        for name, colour, back in texts:
+            assert colour is not None, f"/cdf: {name} has no colour of its own"
+            assert contrast(colour, back) >= TEXT, f"/cdf: {name} {colour} on {back}"
+            checked += 1
+    assert checked >= 10
