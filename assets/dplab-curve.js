@@ -1,6 +1,7 @@
 // The lab's ε–δ curve, drawn by the browser from one message (app/lab/views.py CurvePlot):
 // δ(ε) of the Gaussian mechanism computed on the server by dpcore on an even grid of ε (the
-// values, in the chosen scale, rounded for the picture), the overlays the student switched on,
+// values, in the chosen scale, rounded for the picture), the comparisons the student switched
+// on (closed forms, drawn here from σ and Δ),
 // the claimed δ as a line, the current ε as a dashed line with its point. A click (or tap) in
 // the plot sends its ε back: the server sets ε there. Helpers: assets/dplab-svgplot.js.
 
@@ -29,12 +30,21 @@ export function render({ model, el }) {
     if (!n || !(d.hi > d.lo)) { holder.replaceChildren(svg); return; }
     const xs = [];
     for (let i = 0; i < n; i++) xs.push(d.lo + ((d.hi - d.lo) * i) / (n - 1));
+    // The comparisons in closed form (dpcore.gaussian laplace_log_delta, classic_log_delta):
+    // ln δ on the grid, then the chosen scale; the classic bound is inside its proof for ε < 1.
+    const sigma = Number(d.sigma), delta = Number(d.d);
+    const scaled = (ln) => (ln === -Infinity || isNaN(ln) ? null
+      : d.scale === "log10" ? ln / Math.LN10 : Math.exp(ln));
+    const lapLn = (e) => laplaceLnDelta(e, delta, sigma);
+    const clLn = (e) => classicLnDelta(e, delta, sigma);
+    const on = d.lap && delta > 0 && sigma > 0, cl = d.classic && delta > 0 && sigma > 0;
     const series = [
       ["claim", d.claim === null || d.claim === undefined ? null : [d.claim, d.claim], look.claim,
        3, "6 4 2 4"],
-      ["lap", d.lap, look.laplace, 3, "2 4"],
-      ["cl_in", d.cl_in, look.classic, 3, "6 4"],
-      ["cl_out", d.cl_out, look.classic, 2, "2 4"],
+      ["lap", on ? xs.map((e) => scaled(lapLn(e))) : null, look.laplace, 3, "2 4"],
+      ["cl_in", cl ? xs.map((e) => (e < 1 ? scaled(clLn(e)) : null)) : null, look.classic, 3, "6 4"],
+      ["cl_out", cl ? xs.map((e) => (e >= 1 ? scaled(clLn(e)) : null)) : null, look.classic, 2,
+       "2 4"],
       ["y", d.y, look.curve, 4, null],
     ];
     // The y range: every value drawn (and the frame of an all-zero curve), 5 % padding.

@@ -19,6 +19,19 @@ function gaussPdf(x, mu, s) {
   return Math.exp(-0.5 * z * z) / (s * Math.sqrt(2 * Math.PI));
 }
 
+// ln δ(ε) of the Laplace mechanism with the MSE of N(0, σ²) (scale b = σ/√2, ε0 = Δ/b):
+// ln(1 − e^((ε − ε0)/2)) below ε0, −∞ from there (dpcore.gaussian.laplace_log_delta).
+function laplaceLnDelta(e, delta, sigma) {
+  const e0 = (delta * Math.SQRT2) / sigma;
+  return e < e0 ? Math.log(-Math.expm1(Math.min(e - e0, 0) / 2)) : -Infinity;
+}
+
+// ln δ the classic bound certifies for σ: ln 1.25 − (εσ/Δ)²/2, at most 0
+// (dpcore.gaussian.classic_log_delta; inside its proof only for ε < 1).
+function classicLnDelta(e, delta, sigma) {
+  return Math.min(Math.log(1.25) - 0.5 * ((e * sigma) / delta) ** 2, 0);
+}
+
 // A hatch pattern (diagonal lines of `colour`) for the areas of the neighbour D′.
 function hatchPattern(id, colour, angle) {
   const pat = svgEl("pattern", { id, width: 8, height: 8, patternUnits: "userSpaceOnUse",

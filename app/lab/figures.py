@@ -123,7 +123,8 @@ class LabFigures:
             self._curve_overlays["lap"].visible = show_lap
             self._curve_overlays["classic"].visible = show_cl
             self.curve_legend.set_text(legend_html(self.leg_curve, self._tr("lab.legend")))
-        data = curve_payload(cv, show_lap, show_cl, self._tr)
+        sens = float(self._dens_payload.get("d", 0.0))
+        data = curve_payload(cv, show_lap, show_cl, self._tr, sens, s.sigma)
         if data != self.curve_plot.data:
             self.curve_plot.data = data
 

@@ -107,11 +107,13 @@ def curve_legend(pal: Palette, tr: Callable[..., str]) -> tuple[list[LegendEntry
     return entries, {"lap": lap, "classic": classic}
 
 
-def curve_payload(cv: CurveView, show_lap: bool, show_cl: bool, tr: Callable[..., str]
-                  ) -> dict[str, Any]:
+def curve_payload(cv: CurveView, show_lap: bool, show_cl: bool, tr: Callable[..., str],
+                  sens: float = 1.0, sigma: float = 1.0) -> dict[str, Any]:
     """What the curve figure shows: δ(ε) from dpcore on an even grid of ε in the chosen scale
-    (4 significant digits: the exact values are in the text equivalent), the overlays shown,
-    the claim, the current ε and its point."""
+    (4 significant digits: the exact values are in the text equivalent), the claim, the
+    current ε and its point. The two comparisons are closed forms the browser draws from σ and
+    Δ (assets/dplab-curve.js; dpcore.gaussian.laplace_log_delta and classic_log_delta): only
+    whether each is shown is sent."""
     lo, hi = float(cv.eps[0]), float(cv.eps[-1])
     notes = []
     if cv.all_zero:
@@ -120,10 +122,8 @@ def curve_payload(cv: CurveView, show_lap: bool, show_cl: bool, tr: Callable[...
         notes.append(tr("lab.curve.claim_zero_log"))
     frame = ([-10.0, 0.0] if cv.scale == "log10" else [0.0, 1.0]) if cv.all_zero else None
     return {
-        "lo": lo, "hi": hi, "y": svgplot.picture(cv.y),
-        "lap": svgplot.picture(cv.laplace) if show_lap else None,
-        "cl_in": svgplot.picture(cv.classic_in) if show_cl else None,
-        "cl_out": svgplot.picture(cv.classic_out) if show_cl else None,
+        "lo": lo, "hi": hi, "y": svgplot.picture(cv.y), "sigma": float(sigma),
+        "d": float(sens), "lap": bool(show_lap), "classic": bool(show_cl),
         "claim": None if math.isnan(cv.claimed_y) else float(cv.claimed_y),
         "span": float(cv.current_eps),
         "cur": (None if math.isnan(cv.current_y)
