@@ -32,6 +32,10 @@ COOKIE = "dplab_teacher"
 COOKIE_LIFETIME_S = 12 * 3600
 ENV_TOKEN = "DPLAB_TEACHER_TOKEN"
 MIN_TOKEN_CHARS = 8
+# A chosen token shorter than this (22 URL-safe characters: 132 bits, as secrets.token_urlsafe
+# makes them) is said to be weak at start: the limits on wrong tokens slow guessing, they do
+# not make a short token safe.
+STRONG_TOKEN_CHARS = 22
 
 _generated: dict[str, str] = {}
 _lock = threading.Lock()
@@ -46,6 +50,17 @@ def teacher_token() -> tuple[str, bool]:
         if "token" not in _generated:
             _generated["token"] = secrets.token_urlsafe(18)
         return _generated["token"], True
+
+
+def weak_token_warning() -> str | None:
+    """A line for the server's start when ``DPLAB_TEACHER_TOKEN`` is set but short (fewer
+    than :data:`STRONG_TOKEN_CHARS` characters), else None (a generated token is strong)."""
+    token, generated = teacher_token()
+    if generated or len(token) >= STRONG_TOKEN_CHARS:
+        return None
+    return (f"dplab: warning: {ENV_TOKEN} has {len(token)} characters; a token of at least "
+            f"{STRONG_TOKEN_CHARS} random characters (about 128 bits) makes guessing hopeless: "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(24))'")
 
 
 def check_token(typed: str | None, token: str | None = None) -> bool:

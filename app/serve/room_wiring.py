@@ -172,6 +172,9 @@ def announce_token(address: str, port: int, prefix: str = "") -> None:
     """``dplab serve`` without ``DPLAB_TEACHER_TOKEN``: print the teacher page and the token made
     for this run, once (the token is never part of an address)."""
     token, generated = tokens.teacher_token()
+    weak = tokens.weak_token_warning()
+    if weak:
+        print(weak, file=sys.stderr, flush=True)
     if not generated:
         return
     host = address if address not in ("0.0.0.0", "::", "") else "localhost"

@@ -82,7 +82,7 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
         assert re.fullmatch(r"[A-HJKMNP-Z2-9]{6}", code), code
         assert TOKEN not in room.content()
         count = room.locator(".dp-room-count")
-        expect(count).to_contain_text("0 student pages connected")
+        expect(count).to_contain_text("student pages connected: 0")
         with teach_ctx.expect_page() as opened:
             room.get_by_role("link", name="Open the projected lab").click()
         lab = opened.value

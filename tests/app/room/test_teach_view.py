@@ -159,7 +159,7 @@ async def _counts_and_address(c: Client) -> None:
     assert "student pages connected: 7" in text_of(d["counts_html"])
     assert "students joined: 7" in text_of(d["counts_html"])
     panel = json.loads((await c.fetch(f"/teach/api/rooms/{code}?lang=en", teacher=True)).body)
-    assert panel["count_text"].startswith("7 student pages connected (lab 4 · class page 3)")
+    assert panel["count_text"].startswith("student pages connected: 7 (lab 4 · class page 3)")
     # the class question: answered k of n (n: joined)
     from app.room.questions import question_text
 

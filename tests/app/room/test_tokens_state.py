@@ -100,3 +100,14 @@ def test_client_address_trust_comes_from_serve_prod(monkeypatch: pytest.MonkeyPa
     assert tokens.client_address("127.0.0.1", ["203.0.113.9"]) == "127.0.0.1"
     monkeypatch.setenv(tokens.ENV_FORWARDED, "1")
     assert tokens.client_address("127.0.0.1", ["203.0.113.9"]) == "203.0.113.9"
+
+
+def test_a_short_chosen_token_is_said_to_be_weak(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(tokens.ENV_TOKEN, "abc12345")
+    msg = tokens.weak_token_warning()
+    assert msg is not None and "8 characters" in msg and tokens.ENV_TOKEN in msg
+    monkeypatch.setenv(tokens.ENV_TOKEN, "x" * tokens.STRONG_TOKEN_CHARS)
+    assert tokens.weak_token_warning() is None
+    monkeypatch.delenv(tokens.ENV_TOKEN)  # generated: secrets.token_urlsafe(18), 24 characters
+    assert tokens.weak_token_warning() is None
+    assert len(tokens.teacher_token()[0]) >= tokens.STRONG_TOKEN_CHARS
