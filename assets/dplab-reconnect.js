@@ -212,6 +212,9 @@
     lab.lost = true;
     lab.mode = (inner && inner.getAttribute("data-mode")) || "alone";
     lab.attempt = 0;
+    // "Explore on my own" / "follow again" cannot reach the server now: the page comes back
+    // in the mode it had (a reload at the room's state), so the switch goes until then.
+    deepAll(".dp-follow").forEach(function (el) { el.style.display = "none"; });
     showLab();
     schedule();
     lab.ticker = window.setInterval(countdown, 500);

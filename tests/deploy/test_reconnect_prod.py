@@ -161,6 +161,8 @@ def test_a_killed_workers_students_are_told_and_follow_again(
         print(f"lost shown after the kill: {took}")  # (the report's figure)
         for pg in (en, ko):  # the alert replaces the banner's usual text
             expect(pg.locator(".dp-room-banner .dp-room-banner-inner")).to_be_hidden(timeout=1)
+            # and the follow switch, which cannot reach the server now, is gone until then
+            expect(pg.locator(".dp-follow")).to_be_hidden(timeout=1)
         expect(en.locator(".dp-room-banner .dp-conn-lost")).to_contain_text(
             "the instructor's changes do not reach this screen")
         expect(ko.locator(".dp-room-banner .dp-conn-lost")).to_contain_text(

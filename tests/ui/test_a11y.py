@@ -30,7 +30,8 @@ def _wait_ready(page: Any, path: str) -> None:
     base = path.split("?", 1)[0]
     if base in READY:
         expect(page.locator(READY[base]).first).to_be_visible()
-        expect(page.locator("canvas.bk-layer").first).to_be_attached()
+        # a figure drawn: the lab's by the page itself (SVG), /cdf's by BokehJS (canvas)
+        expect(page.locator("svg.dp-svg, canvas.bk-layer").first).to_be_attached()
         expect(page.locator("#dp-first-paint")).to_have_count(0)
         # the names the page setup gives to Bokeh's widgets (assets/dplab-page-setup.js)
         expect(page.locator(".noUi-handle[aria-label]").first).to_be_attached()
@@ -260,19 +261,6 @@ def test_sliders_and_checkboxes_have_names(page: Any, server: Server, lang: str)
 
 
 # ---- the tour hides every view that answers its question ------------------------------------
-_SUBTITLES_JS = """() => {
-  const out = [];
-  for (const doc of window.Bokeh.documents) {
-    for (const m of doc.all_models) {
-      if (m.type === 'Title' || (m.constructor && m.constructor.__name__ === 'Title')) {
-        out.push(m.text);
-      }
-    }
-  }
-  return out.join(' | ');
-}"""
-
-
 @pytest.mark.parametrize(("lang", "size"), [("en", "normal"), ("ko", "large")])
 def test_tour_conceals_every_answering_view(page: Any, server: Server, lang: str,
                                             size: str) -> None:
@@ -287,7 +275,9 @@ def test_tour_conceals_every_answering_view(page: Any, server: Server, lang: str
     expect(page.locator(".dp-verdict")).to_have_count(0)
     body = page.locator("#main").inner_text()
     assert "P₀ =" not in body
-    titles = page.evaluate(_SUBTITLES_JS)
+    subtitles = page.locator(".dp-density-plot text.dp-svg-title")
+    expect(subtitles.first).to_be_attached()
+    titles = " ".join(subtitles.all_text_contents())
     assert "P₀" not in titles and t("tour.concealed_sub", lang) in titles, titles
     shot(page, f"a11y-tour-concealed-{lang}-{size}")
     # a prediction reveals the card and every view with it
@@ -296,7 +286,7 @@ def test_tour_conceals_every_answering_view(page: Any, server: Server, lang: str
     show_curve(page)
     expect(page.locator(".dp-curve-plot")).to_be_visible()
     expect(note).to_be_hidden()
-    page.wait_for_function(f"() => ({_SUBTITLES_JS})().includes('P₀')")
+    expect(page.locator(".dp-density-plot svg.dp-svg")).to_contain_text("P₀")
 
 
 # ---- Korean line breaks, the 404 page ----------------------------------------------------------
@@ -402,7 +392,7 @@ def test_phone_page_keeps_its_menu_without_its_style_sheet(page: Any, server: Se
     page.route("**/assets/dplab.css*", drop)
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{server.url}{path}?lang=ko")
-    expect(page.locator("canvas.bk-layer").first).to_be_attached()
+    expect(page.locator("svg.dp-svg, canvas.bk-layer").first).to_be_attached()
     assert blocked  # the style sheet really was missing
     for key in ("common.nav.home", "common.nav.lesson", "common.nav.lab", "common.nav.cdf"):
         nav = page.get_by_role("navigation", name=t("common.nav.label", "ko"))
