@@ -11,23 +11,17 @@ export function render({ model, el }) {
   const id = `dp-curve-${++curveCount}`;
   const holder = document.createElement("div");
   holder.className = "dp-svg-plot";
-  let svg = null, frame = null, box = null;
+  let frame = null, box = null, shown = null;  // the figure drawn last (its clicks)
 
   function draw() {
     const d = model.data || {};
     const look = model.look || {};
-    const w = Math.max(240, Math.floor(holder.clientWidth || el.clientWidth || 600));
-    const h = look.height || 400;
-    const font = look.font || 16;
-    svg = svgEl("svg", { width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img",
-      "aria-label": d.title || "", class: "dp-svg", "font-family":
-        'system-ui, "Noto Sans KR", sans-serif' });
-    svg.appendChild(svgEl("rect", { x: 0, y: 0, width: w, height: h, fill: look.bg }));
+    const { svg, w, h, font } = blankSvg(holder, el, look, d.title || "", 400);
     let top = 6 + (look.title_font || font) * 1.25;
     svg.appendChild(svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
       "font-size": look.title_font || font, class: "dp-svg-title" }, d.title || ""));
     const n = (d.y || []).length;
-    if (!n || !(d.hi > d.lo)) { holder.replaceChildren(svg); return; }
+    if (!n || !(d.hi > d.lo)) { holder.replaceChildren(svg); return svg; }
     const xs = [];
     for (let i = 0; i < n; i++) xs.push(d.lo + ((d.hi - d.lo) * i) / (n - 1));
     // The comparisons in closed form (dpcore.gaussian laplace_log_delta, classic_log_delta):
@@ -85,29 +79,18 @@ export function render({ model, el }) {
     holder.replaceChildren(svg);
     labelWithBox(svg, box.left + 8, box.top + frame.ph - 8, d.note, look,
                  { colour: look.note, cls: "dp-svg-note" });
+    shown = svg;
+    return svg;
   }
 
   // A click inside the plot area: its ε goes to the server (which rounds and bounds it).
   holder.addEventListener("click", (ev) => {
-    if (!frame || !svg) return;
-    const r = svg.getBoundingClientRect();
+    if (!frame || !shown) return;
+    const r = shown.getBoundingClientRect();
     const x = ev.clientX - r.left, y = ev.clientY - r.top;
     if (x < box.left || x > box.left + frame.pw || y < box.top || y > box.top + frame.ph) return;
     const d = model.data || {};
     model.send_msg({ tap: d.lo + ((x - box.left) / frame.pw) * (d.hi - d.lo) });
   });
-  draw();
-  model.on(["data", "look"], draw);
-  let width = 0;
-  const ro = new ResizeObserver(() => {
-    const now = Math.floor(holder.clientWidth);
-    if (now && now !== width) { width = now; draw(); }
-  });
-  ro.observe(holder);
-  model.on("remove", () => ro.disconnect());
-  if (model.key) {
-    window.dplabFigures = window.dplabFigures || {};
-    window.dplabFigures[model.key] = () => svgLayer(svg, (model.look || {}).bg || "#ffffff");
-  }
-  return holder;
+  return mountPlot(model, holder, draw);
 }

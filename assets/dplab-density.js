@@ -11,18 +11,11 @@ export function render({ model, el }) {
   const id = `dp-dens-${++plotCount}`;
   const holder = document.createElement("div");
   holder.className = "dp-svg-plot";
-  let svg = null;
 
   function draw() {
     const d = model.data || {};
     const look = model.look || {};
-    const w = Math.max(240, Math.floor(holder.clientWidth || el.clientWidth || 600));
-    const h = look.height || 400;
-    const font = look.font || 16;
-    svg = svgEl("svg", { width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img",
-      "aria-label": d.aria || d.title || "", class: "dp-svg", "font-family":
-        'system-ui, "Noto Sans KR", sans-serif' });
-    svg.appendChild(svgEl("rect", { x: 0, y: 0, width: w, height: h, fill: look.bg }));
+    const { svg, w, h, font } = blankSvg(holder, el, look, d.aria || d.title || "", 400);
     const defs = svgEl("defs");
     defs.appendChild(hatchPattern(`${id}-hatch`, look.d1, 45));
     svg.appendChild(defs);
@@ -37,7 +30,7 @@ export function render({ model, el }) {
         "font-weight": weight, class: "dp-svg-title" }, text));
     }
     const sigma = Number(d.sigma), delta = Number(d.d);
-    if (!(sigma > 0) || !(d.hi > d.lo)) { holder.replaceChildren(svg); return; }
+    if (!(sigma > 0) || !(d.hi > d.lo)) { holder.replaceChildren(svg); return svg; }
     const peak = 1 / (sigma * Math.sqrt(2 * Math.PI));
     const box = { w, h, top: top + font * 0.8, left: font * 4.2, bottom: font * 3.4, right: 12 };
     const f = drawFrame(svg, box, { lo: d.lo, hi: d.hi, label: d.xlabel },
@@ -84,21 +77,8 @@ export function render({ model, el }) {
     }
     labelWithBox(svg, box.left + 8, box.top + f.ph - 8, d.note, look,
                  { colour: look.note, cls: "dp-svg-note" });
+    return svg;
   }
 
-  draw();
-  model.on(["data", "look"], draw);
-  let width = 0;
-  const ro = new ResizeObserver(() => {
-    const now = Math.floor(holder.clientWidth);
-    if (now && now !== width) { width = now; draw(); }
-  });
-  ro.observe(holder);
-  model.on("remove", () => ro.disconnect());
-  // The save bar's PNG (assets/dplab-export.js: figure "svg:<key>").
-  if (model.key) {
-    window.dplabFigures = window.dplabFigures || {};
-    window.dplabFigures[model.key] = () => svgLayer(svg, (model.look || {}).bg || "#ffffff");
-  }
-  return holder;
+  return mountPlot(model, holder, draw);
 }

@@ -10,18 +10,11 @@ export function render({ model, el }) {
   const id = `dp-sim-${++simCount}`;
   const holder = document.createElement("div");
   holder.className = "dp-svg-plot";
-  let svg = null;
 
   function draw() {
     const d = model.data || {};
     const look = model.look || {};
-    const w = Math.max(240, Math.floor(holder.clientWidth || el.clientWidth || 600));
-    const h = look.height || 360;
-    const font = look.font || 16;
-    svg = svgEl("svg", { width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img",
-      "aria-label": d.title || "", class: "dp-svg", "font-family":
-        'system-ui, "Noto Sans KR", sans-serif' });
-    svg.appendChild(svgEl("rect", { x: 0, y: 0, width: w, height: h, fill: look.bg }));
+    const { svg, w, h, font } = blankSvg(holder, el, look, d.title || "", 360);
     const defs = svgEl("defs");
     defs.appendChild(hatchPattern(`${id}-hatch`, look.d1, -45));
     svg.appendChild(defs);
@@ -30,7 +23,7 @@ export function render({ model, el }) {
       "font-size": look.title_font || font, class: "dp-svg-title" }, d.title || ""));
     const h0 = d.h0 || [], h1 = d.h1 || [], bins = h0.length;
     const sigma = Number(d.sigma), delta = Number(d.d);
-    if (!bins || !(d.hi > d.lo) || !(sigma > 0)) { holder.replaceChildren(svg); return; }
+    if (!bins || !(d.hi > d.lo) || !(sigma > 0)) { holder.replaceChildren(svg); return svg; }
     const peak = 1 / (sigma * Math.sqrt(2 * Math.PI));
     const ymax = Math.max(peak, ...h0.filter(isFinite), ...h1.filter(isFinite)) * 1.08;
     const box = { w, h, top: top + font * 0.8, left: font * 4.2, bottom: font * 3.4, right: 12 };
@@ -71,16 +64,8 @@ export function render({ model, el }) {
     }
     svg.appendChild(plot);
     holder.replaceChildren(svg);
+    return svg;
   }
 
-  draw();
-  model.on(["data", "look"], draw);
-  let width = 0;
-  const ro = new ResizeObserver(() => {
-    const now = Math.floor(holder.clientWidth);
-    if (now && now !== width) { width = now; draw(); }
-  });
-  ro.observe(holder);
-  model.on("remove", () => ro.disconnect());
-  return holder;
+  return mountPlot(model, holder, draw);
 }

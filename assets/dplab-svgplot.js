@@ -169,3 +169,36 @@ function svgLayer(svg, background) {
     img.src = url;
   });
 }
+
+// A figure's empty <svg>: the holder's width (at least 240 px), the look's height, the page's
+// background; `label` is its accessible name.
+function blankSvg(holder, el, look, label, height) {
+  const w = Math.max(240, Math.floor(holder.clientWidth || el.clientWidth || 600));
+  const h = look.height || height;
+  const svg = svgEl("svg", { width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img",
+    "aria-label": label || "", class: "dp-svg", "font-family":
+      'system-ui, "Noto Sans KR", sans-serif' });
+  svg.appendChild(svgEl("rect", { x: 0, y: 0, width: w, height: h, fill: look.bg }));
+  return { svg, w, h, font: look.font || 16 };
+}
+
+// A view's life: `draw()` (returning its <svg>) runs now, when `data` or `look` change and
+// when the holder's width changes; the save bar's PNG of the view is registered under its key
+// (assets/dplab-export.js: figure "svg:<key>"). Returns the holder for Panel to attach.
+function mountPlot(model, holder, draw) {
+  let svg = draw();
+  const again = () => { svg = draw(); };
+  model.on(["data", "look"], again);
+  let width = 0;
+  const ro = new ResizeObserver(() => {
+    const now = Math.floor(holder.clientWidth);
+    if (now && now !== width) { width = now; again(); }
+  });
+  ro.observe(holder);
+  model.on("remove", () => ro.disconnect());
+  if (model.key) {
+    window.dplabFigures = window.dplabFigures || {};
+    window.dplabFigures[model.key] = () => svgLayer(svg, (model.look || {}).bg || "#ffffff");
+  }
+  return holder;
+}
