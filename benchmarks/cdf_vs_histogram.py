@@ -15,6 +15,28 @@ in hindsight for each cell and metric separately (an oracle no private method ca
 Without diffprivlib the script stops (``--no-peer`` uses dpcore's own Laplace histogram at the
 same noise, hq with bins=m, instead, and says so in its output).
 
+Second named peer, same run, same data and cells (issue 40): OpenDP's hierarchical tree
+(``opendp`` 0.16 on PyPI, also in the ``[bench]`` extra), the strongest open CDF release:
+exact counts of M leaves laid out as dplab's tree does (``dpcore.cdf.tree.leaf_index``: the
+points 0 and 1 are leaves of their own and M - 2 equal cells of (0, 1), so clipped mass at a
+bound is not smeared over a cell; with plain equal bins the peer lost e.g. the heavy shape's
+1.3 % atom at 1 in KS whatever M -- this layout makes the peer stronger), then the
+OpenDP pipeline ``make_b_ary_tree(vector_domain(atom_domain(i32)), l1_distance(i32), M, b)``
+>> ``then_geometric(scale)`` (the measurement), then ``make_consistent_b_ary_tree(b)`` and
+``make_cdf`` (post-processing, OpenDP's own), with b = ``choose_branching_factor(M)`` (QYL13's
+rule, which depends on the tree's domain size, so the leaf count is passed as its size guess;
+b = M, one flat level, for M <= 64).  Privacy: a replace-one neighbour moves one record from
+one bin to another, so the count vector moves by 2 in L1 (symmetric distance 2 in OpenDP's
+terms); the geometric scale is the smallest that OpenDP's own privacy map certifies at
+``map(d_in=2) <= eps`` (``dp.binary_search_param``), i.e. pure eps-DP.  That meets both
+dplab's (eps, delta) Gaussian tree and its pure-eps Laplace releases (the peer is held to the
+stronger pure guarantee; at delta = 1e-6 dplab's tree is Laplace in most cells anyway, see
+``--noise-study``).  The CDF at the leaf edges (``make_cdf``: cumulative sums over the
+noisy total) is then finished as for diffprivlib (isotonic, clip, F(hi) = 1, linear inside a
+cell).  Leaf counts M = 16, 64, ..., 65536: "best tree" is the
+best in hindsight per cell and metric (an oracle), and "tree 1024" the fixed default.
+Without opendp (or with ``--no-opendp``) those columns are left out and the output says so.
+
 Prints a Markdown table (and writes it between the markers in ``--update FILE``): per cell the
 mean KS and W1 of each method and of the best histogram, and the ratios; then geometric means,
 worst cells and the cells above 1.1.
@@ -30,9 +52,10 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -51,9 +74,13 @@ from dpcore.cdf.datasets import (  # noqa: E402
     sample,
 )
 from dpcore.cdf.metrics import RefGrid, distances, ecdf  # noqa: E402
+from dpcore.cdf.tree import leaf_index  # noqa: E402
 
 DELTA = 1e-6
 BINS = (8, 16, 32, 64, 128, 256, 512, 1024)
+#: OpenDP tree leaf counts (the hindsight oracle) and its fixed default.
+ODP_LEAVES = (16, 64, 256, 1024, 4096, 16384, 65536)
+ODP_FIXED = 1024
 NS = (1_000, 10_000, 100_000, 1_000_000)
 EPS = (0.1, 0.5, 1.0, 2.0, 8.0)
 BEGIN = "<!-- begin cdf_vs_histogram -->"
@@ -102,7 +129,7 @@ class PeerHistogram:
             warnings.filterwarnings("ignore", module="diffprivlib")
             self.histogram = histogram
 
-    def cdf(self, x: np.ndarray, m: int, eps: float, seed: int):
+    def cdf(self, x: np.ndarray, m: int, eps: float, seed: int) -> Callable[..., Any]:
         n = x.size
         if not self.peer:
             return estimate(x, bounds=(0.0, 1.0), eps=eps, delta=DELTA, method="hq", bins=m,
@@ -120,9 +147,58 @@ class PeerHistogram:
         return f
 
 
-def run_cell(job: tuple[str, int, float, int, tuple[str, ...], bool]) -> dict[str, object]:
-    shape, n, eps, seeds, labels, peer = job
+class PeerTree:
+    """OpenDP's b-ary tree with geometric noise and its consistency (see the module docstring)."""
+
+    def __init__(self) -> None:
+        import opendp.prelude as dp
+
+        dp.enable_features("contrib")
+        self.dp = dp
+        self._meas: dict[tuple[int, float], tuple[object, int, float]] = {}
+
+    def measurement(self, m: int, eps: float) -> tuple[object, int, float]:
+        """(measurement, b, scale) for M = m leaves at pure eps, replace-one (d_in = 2)."""
+        key = (m, eps)
+        if key not in self._meas:
+            dp = self.dp
+            b = int(dp.t.choose_branching_factor(size_guess=m))
+            tree = dp.t.make_b_ary_tree(dp.vector_domain(dp.atom_domain(T=dp.i32)),
+                                        dp.l1_distance(T=dp.i32), leaf_count=m,
+                                        branching_factor=b)
+            scale = float(dp.binary_search_param(
+                lambda s: tree >> dp.m.then_geometric(scale=s), d_in=2, d_out=eps))
+            meas = tree >> dp.m.then_geometric(scale=scale)
+            assert meas.map(2) <= eps  # OpenDP's own certificate
+            self._meas[key] = (meas, b, scale)
+        return self._meas[key]
+
+    def cdf(self, x: np.ndarray, m: int, eps: float) -> Callable[..., Any]:
+        dp = self.dp
+        meas, b, _ = self.measurement(m, eps)
+        # dplab's leaf layout: the points lo and hi are leaves of their own (clipped mass)
+        counts = np.bincount(leaf_index(x, m), minlength=m).astype(np.int64).tolist()
+        noisy = meas(counts)  # type: ignore[operator]
+        leaves = dp.t.make_consistent_b_ary_tree(branching_factor=b, TIA=dp.i32,
+                                                 TOA=dp.f64)(noisy)
+        cum = np.asarray(dp.t.make_cdf(TA=dp.f64)(leaves), dtype=np.float64)
+        # cum[k] = F after leaf k: F(0) = cum[0], F at inner edge j / (m - 2) = cum[j],
+        # F just below 1 = cum[m - 2]; F(1) = 1
+        edges_f = finish_grid(np.nan_to_num(cum))[: m - 1]
+        edges_t = np.linspace(0.0, 1.0, m - 1)
+
+        def f(t: np.ndarray) -> np.ndarray:
+            t = np.asarray(t, dtype=np.float64)
+            out = np.interp(t, edges_t, edges_f, left=0.0, right=1.0)
+            return np.where(t >= 1.0, 1.0, out)
+
+        return f
+
+
+def run_cell(job: tuple[str, int, float, int, tuple[str, ...], bool, bool]) -> dict[str, object]:
+    shape, n, eps, seeds, labels, peer, with_odp = job
     hist = PeerHistogram(peer)
+    odp = PeerTree() if with_odp else None
     real = shape in REAL
     pop = None if real else population_cdf(shape)
     res: dict[str, list[float]] = {}
@@ -156,6 +232,12 @@ def run_cell(job: tuple[str, int, float, int, tuple[str, ...], bool]) -> dict[st
             d = ref.distances(f)
             res.setdefault(f"h{m}|ks", []).append(d.ks)
             res.setdefault(f"h{m}|w1", []).append(d.w1)
+        if odp is not None:
+            for m in ODP_LEAVES:
+                # the peer's noise is OpenDP's own sampler (its own entropy, not seeded)
+                d = ref.distances(odp.cdf(x, m, eps))
+                res.setdefault(f"o{m}|ks", []).append(d.ks)
+                res.setdefault(f"o{m}|w1", []).append(d.w1)
     out: dict[str, object] = {k: float(np.mean(v)) for k, v in res.items()}
     out.update(shape=shape, n=int(x.size), eps=eps, auto_s=float(np.median(t_auto)))
     return out
@@ -165,6 +247,77 @@ def _best(cell: dict[str, object], metric: str) -> tuple[float, int]:
     vals = {m: float(cell[f"h{m}|{metric}"]) for m in BINS}  # type: ignore[arg-type]
     m = min(vals, key=vals.__getitem__)
     return vals[m], m
+
+
+def _best_odp(cell: dict[str, object], metric: str) -> tuple[float, int]:
+    vals = {m: float(cell[f"o{m}|{metric}"]) for m in ODP_LEAVES}  # type: ignore[arg-type]
+    m = min(vals, key=vals.__getitem__)
+    return vals[m], m
+
+
+def _gm(x: Any) -> float:
+    return math.exp(float(np.mean(np.log(np.asarray(x)))))
+
+
+def render_odp(cells: list[dict[str, object]], labels: Sequence[str]) -> list[str]:
+    """The block against OpenDP's tree: per cell, then geometric means and worst cells."""
+    if not cells or f"o{ODP_FIXED}|ks" not in cells[0]:
+        return ["", "OpenDP's tree: not measured (opendp not installed or --no-opendp)."]
+    lines = ["", "### Against OpenDP's tree (geometric noise at pure eps, consistency, make_cdf)",
+             "", f"Same cells and data. \"best tree\" = the best of {len(ODP_LEAVES)} leaf counts "
+             f"{ODP_LEAVES[0]} ... {ODP_LEAVES[-1]} in hindsight per cell and metric (an oracle); "
+             f"\"tree {ODP_FIXED}\" = {ODP_FIXED} leaves. Ratio = method / peer.", "",
+             "| shape | n | eps | best tree KS (leaves) | tree 1024 KS |"
+             + "".join(f" {lab} KS ratio best / 1024 |" for lab in labels)
+             + " best tree W1 (leaves) |" + "".join(f" {lab} W1 ratio best / 1024 |"
+                                                   for lab in labels),
+             "|---|---|---|---|---|" + "---|" * (2 * len(labels) + 1)]
+    rat: dict[tuple[str, str, str], list[float]] = {}
+    where: list[str] = []
+    for c in cells:
+        bks, mks = _best_odp(c, "ks")
+        bw, mw = _best_odp(c, "w1")
+        fks, fw = float(c[f"o{ODP_FIXED}|ks"]), float(c[f"o{ODP_FIXED}|w1"])  # type: ignore[arg-type]
+        where.append(f"{c['shape']} n={c['n']:,} eps={c['eps']:g}")
+        row = f"| {c['shape']} | {c['n']:,} | {c['eps']:g} | {bks:.3g} ({mks}) | {fks:.3g} |"
+        for lab in labels:
+            v = float(c[f"{lab}|ks"])  # type: ignore[arg-type]
+            rat.setdefault((lab, "ks", "best"), []).append(v / bks)
+            rat.setdefault((lab, "ks", "fixed"), []).append(v / fks)
+            row += f" {v / bks:.3g} / {v / fks:.3g} |"
+        row += f" {bw:.3g} ({mw}) |"
+        for lab in labels:
+            v = float(c[f"{lab}|w1"])  # type: ignore[arg-type]
+            rat.setdefault((lab, "w1", "best"), []).append(v / bw)
+            rat.setdefault((lab, "w1", "fixed"), []).append(v / fw)
+            row += f" {v / bw:.3g} / {v / fw:.3g} |"
+        lines.append(row)
+    lines += ["", "| method | peer | cells | geo-mean KS | worst KS | KS > 1.1 | KS > 1.5 | "
+              "geo-mean W1 | worst W1 | W1 > 1.1 | W1 > 1.5 |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    subsets: list[tuple[str, list[int]]] = [("all", list(range(len(cells))))]
+    for n in sorted({int(c["n"]) for c in cells}):  # type: ignore[call-overload]
+        subsets.append((f"n = {n:,}", [i for i, c in enumerate(cells) if c["n"] == n]))
+    for lab in labels:
+        for peer in ("best", "fixed"):
+            for name, idx in subsets if len(subsets) > 2 else subsets[:1]:
+                ks = np.array(rat[(lab, "ks", peer)])[idx]
+                w1 = np.array(rat[(lab, "w1", peer)])[idx]
+                lines.append(
+                    f"| {lab} ({name}) | {'best tree' if peer == 'best' else 'tree 1024'} | "
+                    f"{ks.size} | {_gm(ks):.3f} | {ks.max():.2f} | {int(np.sum(ks > 1.1))} | "
+                    f"{int(np.sum(ks > 1.5))} | {_gm(w1):.3f} | {w1.max():.2f} | "
+                    f"{int(np.sum(w1 > 1.1))} | {int(np.sum(w1 > 1.5))} |")
+    if "auto" in labels:
+        for peer, lim, title in (("best", 1.5, "the best tree"), ("fixed", 1.1, "tree 1024")):
+            for metric in ("ks", "w1"):
+                r = rat[("auto", metric, peer)]
+                bad = sorted(zip(r, where, strict=True))[::-1]
+                over = [(x, w) for x, w in bad if x > lim]
+                lines += ["", f"`auto` against {title}, {metric.upper()}: "
+                          f"{len(over)} cells above {lim}; worst:"]
+                lines += [f"- {w}: {x:.2f}" for x, w in (over or bad[:3])[:8]]
+    return lines
 
 
 def render(cells: list[dict[str, object]], labels: Sequence[str], seeds: int, peer: bool,
@@ -250,6 +403,7 @@ def render(cells: list[dict[str, object]], labels: Sequence[str], seeds: int, pe
             lines.append(f"| {c['shape']} | {c['n']:,} | {c['eps']:g} | {gks:.5f} |"
                          f" {float(c['auto+granularity|w1']):.5f} |"  # type: ignore[arg-type]
                          f" {_best(c, 'ks')[0]:.5f} | {gks / _best(c, 'ks')[0]:.2f} |")
+    lines += render_odp(cells, labels)
     t = [float(c["auto_s"]) for c in cells if c["n"] == 1_000_000]  # type: ignore[arg-type]
     if t:
         lines += ["", f"`auto` wall time at n = 10^6 (median per cell, then max over cells): "
@@ -268,6 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="comma list of labels from " + ", ".join([*METHODS, *EXTRA]))
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--no-peer", action="store_true", help="use dpcore's hq instead")
+    ap.add_argument("--no-opendp", action="store_true", help="leave out OpenDP's tree")
     ap.add_argument("--update", default="", help="replace the marked block in this file")
     ap.add_argument("--real", action="store_true",
                     help="the hold-out: the real data sets (fixed data, seeds vary the noise)")
@@ -284,7 +439,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             import diffprivlib  # noqa: F401
         except ImportError:
             ap.error("diffprivlib is not installed: pip install '.[bench]' (or pass --no-peer)")
-    jobs = [(s, int(n), float(e), a.seeds, labels, peer)
+    with_odp = not a.no_opendp
+    if with_odp:
+        try:
+            import opendp  # noqa: F401
+        except ImportError:
+            with_odp = False
+    jobs = [(s, int(n), float(e), a.seeds, labels, peer, with_odp)
             for s in a.shapes.split(",") for n in a.n.split(",") for e in a.eps.split(",")]
     jobs.sort(key=lambda j: -j[1])  # big cells first, for the pool
     t0 = time.perf_counter()
@@ -294,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with ProcessPoolExecutor(max_workers=a.workers) as ex:
             cells = list(ex.map(run_cell, jobs))
     order = {s: i for i, s in enumerate(a.shapes.split(","))}
-    cells.sort(key=lambda c: (order[str(c["shape"])], c["n"], c["eps"]))  # type: ignore[arg-type]
+    cells.sort(key=lambda c: (order[str(c["shape"])], c["n"], c["eps"]))
     cmd = "nice -n 10 .venv/bin/python benchmarks/cdf_vs_histogram.py " + " ".join(
         argv if argv is not None else sys.argv[1:])
     text = render(cells, labels, a.seeds, peer, cmd.strip(), time.perf_counter() - t0)
