@@ -51,7 +51,8 @@ from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.tree import estimate_tree
 
 __all__ = ["ALL_METHODS", "METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan",
-           "auto_plan_v2", "clip_data", "estimate", "hist_bins_v2", "tree_depth_v2"]
+           "auto_plan_v2", "clip_data", "estimate", "hist_bins_v2", "lattice_estimate",
+           "tree_depth_v2"]
 
 METHODS = ("auto", "pp", "mp", "hq", "aq")
 #: Every method ``estimate`` accepts (METHODS, the page's list, plus the tree, local MP and the
@@ -321,6 +322,18 @@ def _to_lattice(est: CDFEstimate, lattice: Lattice, clipped: Clipped, n_off: int
         redegree = lambda d: _to_lattice(inner(d), lattice, clipped, n_off)  # noqa: E731
     info = {**est.info, "granularity": lattice.h, "n_off_lattice": n_off}
     return replace(est, grid_x=gx, grid_f=gf, release=rel, info=info, _redegree=redegree)
+
+
+def lattice_estimate(est: CDFEstimate, lattice: Lattice, n_off: int = 0) -> CDFEstimate:
+    """A continuous estimate of data rounded to ``lattice`` read as its step CDF there.
+
+    Post-processing only (``_to_lattice``); the clip counts come from ``est.release``.  Used by
+    the streaming merge (``streaming.PPCombiner(granularity=h)``); ``n_off`` = records that
+    were rounded onto the lattice (exact, not private).
+    """
+    rel = est.release
+    counts = Clipped(np.empty(0), rel.n, lattice.lo, lattice.hi, rel.n_below, rel.n_above)
+    return _to_lattice(est, lattice, counts, n_off)
 
 
 def _estimate_on_lattice(

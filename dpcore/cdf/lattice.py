@@ -30,7 +30,8 @@ from dpcore import validate as v
 from dpcore.cdf.common import Clipped, FloatArray
 from dpcore.errors import DPError
 
-__all__ = ["LATTICE_LIMIT", "Lattice", "check_granularity", "snap", "step_grid"]
+__all__ = ["LATTICE_LIMIT", "Lattice", "check_granularity", "snap", "step_grid",
+           "whole_number_spacing"]
 
 LATTICE_LIMIT = 1 << 20
 _NAME = "(hi - lo) / granularity"
@@ -101,3 +102,28 @@ def step_grid(lattice: Lattice, values: FloatArray) -> tuple[FloatArray, FloatAr
     gx[1::2], gf[1::2] = left, f[:-1]
     gx[2::2], gf[2::2] = pts[1:], f[1:]
     return gx, gf
+
+
+def whole_number_spacing(values: object, bounds: tuple[float, float]) -> float | None:
+    """1.0 when a column holds whole numbers and whole-number ``bounds`` admit spacing 1, else None.
+
+    "Whole numbers" is a property of the column's schema: an integer (or boolean) dtype, or
+    floats that are all whole (a CSV column of ages parsed as floats).  This reads the data,
+    so it is only a SUGGESTION for the user interface: the spacing becomes part of a release
+    only when the user declares it, a public choice like the bounds (docs/math.md#granularity;
+    the release then records it).  None also when (hi - lo) + 1 exceeds LATTICE_LIMIT or the
+    column is empty or not numeric.
+    """
+    lo, hi = float(bounds[0]), float(bounds[1])
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        return None
+    if lo != math.floor(lo) or hi != math.floor(hi) or hi - lo + 1 > LATTICE_LIMIT:
+        return None
+    x = np.asarray(values)
+    if x.size == 0 or x.dtype.kind not in "biuf":
+        return None
+    if x.dtype.kind == "f":
+        xf = x[np.isfinite(x)]
+        if xf.size == 0 or not bool(np.all(xf == np.floor(xf))):
+            return None
+    return 1.0

@@ -15,12 +15,17 @@ after every batch.  A record of the first batch takes part in all T runs, so the
 the composition of the T runs: T eps_run by basic composition (pure DP), or, if the total
 must stay eps, each run gets eps / T.  A multi-site AQ needs the raw data in one place (or an
 interactive protocol); PP needs one message per site.
+Declared spacing (``granularity`` h, public like the bounds; ``dpcore.cdf.lattice``): each
+batch is rounded to the lattice lo + k h before its release (part of the mechanism, like
+clipping, so every sensitivity holds), the records off the lattice are counted per batch
+(exact, not private, like the clip counts), and the merged estimate is read as a step CDF on
+the lattice (post-processing, as ``estimate(..., granularity=h)`` does for PP).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -36,6 +41,7 @@ from dpcore.cdf.common import (
     clip_data,
     make_rng,
 )
+from dpcore.cdf.lattice import Lattice, check_granularity, snapped_values
 from dpcore.cdf.quantiles import estimate_aq
 
 
@@ -49,16 +55,29 @@ class PPCombiner:
     k_max: int = 64
     noise: str = "gaussian_split"
     releases: list[Release] = field(default_factory=list)
+    #: The declared public spacing h (None: continuous); checked against the bounds.
+    granularity: float | None = None
+    #: Records off the lattice, per batch (exact counts for the data holder, not released).
+    n_off_lattice: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.bounds = check_bounds(self.bounds)
         self.eps, self.delta = check_privacy(self.eps, self.delta)
         if self.noise not in pp.NOISES:
             raise ValueError(f"noise must be one of {pp.NOISES} (got {self.noise!r})")
+        self._lattice: Lattice | None = None
+        if self.granularity is not None:
+            self._lattice = check_granularity(self.bounds, self.granularity)
+            self.granularity = self._lattice.h
 
     def add_batch(self, data: ArrayLike, rng: object = None) -> Release:
         """Release this batch's noisy coefficients once (its records are never used again)."""
         clipped = clip_data(data, self.bounds)
+        if self._lattice is not None:
+            xs, off = snapped_values(clipped, self._lattice)
+            clipped = replace(clip_data(xs, self.bounds), n_below=clipped.n_below,
+                              n_above=clipped.n_above)
+            self.n_off_lattice.append(off)
         rel = pp.release(
             clipped, self.eps, self.delta, k_max=self.k_max, noise=self.noise, rng=make_rng(rng)
         )
@@ -111,7 +130,12 @@ class PPCombiner:
                 "batch_sizes": [r.n for r in self.releases],
             },
         )
-        return pp.from_release(rel, degree, method="pp-merged")
+        est = pp.from_release(rel, degree, method="pp-merged")
+        if self._lattice is None:
+            return est
+        from dpcore.cdf import lattice_estimate  # the package imports this module's peers
+
+        return lattice_estimate(est, self._lattice, sum(self.n_off_lattice))
 
 
 @dataclass(frozen=True)
