@@ -790,8 +790,7 @@ async def churn_move(teacher: Tab, followers: list[Follower], log10_sigma: float
     for f in followers:
         f.seen.clear()
     sent = time.perf_counter()
-    await teacher.set("dp-slider-sigma", "value", log10_sigma)
-    await teacher.set("dp-slider-sigma", "value_throttled", log10_sigma)
+    await teacher.slide("sigma", log10_sigma)
     deadline = sent + lost_after
     while time.perf_counter() < deadline:
         if all(f.closed or f.seen_at(want) is not None for f in followers):

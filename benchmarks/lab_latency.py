@@ -125,13 +125,19 @@ def first_render(browser: Any, url: str, loads: int) -> dict[str, list[float]]:
     return out
 
 
+def thumb(sel: str) -> str:
+    """What takes the keyboard in the slider ``sel``: Bokeh's handle (the bare page), or the
+    lab's native range input (app/lab/controls.py)."""
+    return f"{sel} .noUi-handle, {sel} input[type=range]"
+
+
 def moves(browser: Any, url: str, n: int, handles: list[str]) -> list[float]:
     ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
     pg = ctx.new_page()
     pg.add_init_script(JS_HELPERS)
     pg.goto(url)
     pg.locator(".dp-eps").wait_for()
-    pg.locator(f"{handles[-1]} .noUi-handle").wait_for()
+    pg.locator(thumb(handles[-1])).first.wait_for()
     if "/lab" in url:
         pg.evaluate(JS_RENDERED)
     times: list[float] = []
@@ -140,7 +146,7 @@ def moves(browser: Any, url: str, n: int, handles: list[str]) -> list[float]:
             print(f"  {url}: move {i}/{n}", file=sys.stderr, flush=True)
         sel = handles[i % len(handles)]
         key = "ArrowRight" if (i // len(handles)) % 2 == 0 else "ArrowLeft"
-        pg.locator(f"{sel} .noUi-handle").focus()
+        pg.locator(thumb(sel)).first.focus()
         pg.evaluate(JS_ARM)
         pg.keyboard.press(key)
         times.append(pg.evaluate("() => window.__done"))

@@ -183,18 +183,20 @@ async def settle(tabs: Sequence[Counted], before: Sequence[int], quiet: float,
 
 
 async def release(tab: PageTab, css: str, value: float) -> None:
-    """Release the slider with class ``css`` at ``value`` as the page's script does: one
-    message with both values for a release-only slider, else BokehJS's two."""
+    """Release the slider with class ``css`` (``dp-slider-<name>``) at ``value`` as the
+    page's script does (benchmarks/wsclient.py ``slider_patches``)."""
     ix = tab.index
     assert ix is not None
-    model = ix.by_class[css]
-    value_ev = wsclient.model_changed(model, "value", value)
-    throttled = wsclient.model_changed(model, "value_throttled", value)
-    if model in ix.release_only:
-        await tab._patch_quietly([value_ev, throttled])
-    else:
-        await tab._patch_quietly([value_ev])
-        await tab._patch_quietly([throttled])
+    if wsclient.LAB_CONTROLS in ix.by_class:  # the lab's controls: one message
+        patches = wsclient.slider_patches(ix.by_class, ix.release_only,
+                                          css.removeprefix("dp-slider-"), value)
+    else:  # a Bokeh slider (the bare page): BokehJS's two messages, or one when release-only
+        model = ix.by_class[css]
+        both = [wsclient.model_changed(model, "value", value),
+                wsclient.model_changed(model, "value_throttled", value)]
+        patches = [both] if model in ix.release_only else [[e] for e in both]
+    for events in patches:
+        await tab._patch_quietly(events)
 
 
 @dataclass

@@ -3,7 +3,7 @@
 The teacher signs in (``POST /teach`` with the server's ``DPLAB_TEACHER_TOKEN``) and leads room
 CODE from a protocol-level tab (benchmarks/wsclient.py) on ``/lab?room=CODE``; each move is a
 release of the σ slider, sent as the page's script sends it for a ``dp-release-only`` slider
-(``value`` and ``value_throttled`` in one PATCH-DOC). Followers of ``/lab?room=CODE`` are of two
+(one message to the lab's controls). Followers of ``/lab?room=CODE`` are of two
 kinds: protocol tabs (:class:`wsclient.Follower`) and real Chromium pages (Playwright, the
 system ``/usr/bin/chromium``, one browser context per student: its own cookies and worker).
 
@@ -506,11 +506,9 @@ async def open_real(browser: Any, url: str, worker: str | None = None,
 
 
 async def release(teacher: wsclient.Tab, log10_sigma: float) -> asyncio.Future[Any]:
-    """The teacher releases the σ slider: one PATCH-DOC with value and value_throttled (the
-    page's script for a dp-release-only slider); returns the future of the server's OK."""
-    sid = teacher.model("dp-slider-sigma")
-    return await teacher._patch([wsclient.model_changed(sid, "value", log10_sigma),
-                                 wsclient.model_changed(sid, "value_throttled", log10_sigma)])
+    """The teacher releases the σ slider as the page does (one message to the lab's
+    controls); returns the future of the server's OK."""
+    return await teacher.slide_sent("sigma", log10_sigma)
 
 
 async def one_move(teacher: wsclient.Tab, protos: list[wsclient.Follower],

@@ -172,6 +172,39 @@ def model_changed(model_id: str, attr: str, new: Any) -> dict[str, Any]:
     return {"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": new}
 
 
+# The lab's controls are one component (app/lab/controls.py): a slider's release is a message
+# to it, ``{"k": "slider", "c": "sigma"|"eps"|"delta", "v": position}``.
+LAB_CONTROLS = "dp-lab-controls"
+
+
+def data_event(model_id: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A component's message (Panel's ``model.send_msg``) as BokehJS sends it: a
+    ``data_event`` in a PATCH-DOC, its values in Bokeh's map encoding."""
+    entries = [[str(k), v] for k, v in data.items()]
+    return {"kind": "MessageSent", "msg_type": "bokeh_event",
+            "msg_data": {"type": "event", "name": "data_event", "values": {
+                "type": "map", "entries": [["model", {"id": model_id}],
+                                           ["data", {"type": "map", "entries": entries}]]}}}
+
+
+def slider_patches(by_class: dict[str, str], release_only: set[str], slider: str,
+                   value: float) -> list[list[dict[str, Any]]]:
+    """The PATCH-DOCs (each a list of events) a browser sends when a slider of the page with
+    models ``by_class`` is released at ``value``: one message to the lab's controls; for a
+    Bokeh slider, ``value`` and ``value_throttled`` in one message (a release-only slider,
+    assets/dplab-page-setup.js) or in two (BokehJS's own)."""
+    if LAB_CONTROLS in by_class:
+        return [[data_event(by_class[LAB_CONTROLS], {"k": "slider", "c": slider, "v": value})]]
+    model = by_class.get(f"dp-slider-{slider}")
+    if model is None:
+        raise TabError(f"no dp-slider-{slider} in the document")
+    if model in release_only:
+        return [[model_changed(model, "value", value),
+                 model_changed(model, "value_throttled", value)]]
+    return [[model_changed(model, "value", value)],
+            [model_changed(model, "value_throttled", value)]]
+
+
 DOCUMENT_READY = {"kind": "MessageSent", "msg_type": "bokeh_event",
                   "msg_data": {"type": "event", "name": "document_ready",
                                "values": {"type": "map"}}}
@@ -648,9 +681,7 @@ class LabTab(Session):
         ix = self.index
         if ix is None:
             raise TabError("open() first")
-        model = ix.by_class.get(f"dp-slider-{slider}")
-        if model is None:
-            raise TabError(f"no dp-slider-{slider} in the document")
+        patches = slider_patches(ix.by_class, ix.release_only, slider, value)
         if slider == "sigma":
             self.sigma_log = value
         else:
@@ -658,15 +689,9 @@ class LabTab(Session):
         m = Move(slider, value, (sigma_shown(self.sigma_log), eps_shown(self.eps)),
                  time.perf_counter())
         self._pending.append(m)
-        # As the page's slider on a tap or key press, no reply awaited: a release-only slider
-        # (assets/dplab-page-setup.js) sends both values in one message; BokehJS's own sends
-        # ``value`` (its "slide"), then ``value_throttled`` (its "change"), two messages.
-        if model in ix.release_only:
-            await self._patch_quietly([model_changed(model, "value", value),
-                                       model_changed(model, "value_throttled", value)])
-        else:
-            await self._patch_quietly([model_changed(model, "value", value)])
-            await self._patch_quietly([model_changed(model, "value_throttled", value)])
+        # As the page's slider on a tap or key press, no reply awaited.
+        for events in patches:
+            await self._patch_quietly(events)
         return m
 
     async def move_and_wait(self, slider: str, value: float, timeout: float = 30.0) -> Move:
@@ -791,6 +816,20 @@ class Tab(Session):
         reply = await asyncio.wait_for(fut, 30)
         return reply.msgtype, reply.content
 
+    async def slide_sent(self, slider: str, value: float) -> asyncio.Future[Message]:
+        """Release a slider of the page at ``value`` as the browser does (log10 σ for σ);
+        returns the future of the server's reply to the last message."""
+        release_only = DocIndex.from_doc(self.doc).release_only
+        *first, last = slider_patches(self.by_class, release_only, slider, value)
+        for events in first:
+            await self._patch_quietly(events)
+        return await self._patch(last)
+
+    async def slide(self, slider: str, value: float) -> tuple[str, Any]:
+        """:meth:`slide_sent`, then the server's (OK|ERROR, content)."""
+        reply = await asyncio.wait_for(await self.slide_sent(slider, value), 30)
+        return reply.msgtype, reply.content
+
     def initial_text(self, css_class: str) -> str:
         """The text (HTML pane ``text``/``object``) of the model with ``css_class`` in the
         document as pulled, before any push."""
@@ -861,8 +900,7 @@ def card_sigma(text: str) -> str | None:
 async def move_sigma(tab: Tab, log10_sigma: float, timeout: float = 30.0) -> str:
     """Move the lab's σ slider (value = log10 σ) and wait for the card to show the new σ."""
     want = sigma_shown(log10_sigma)
-    await tab.set("dp-slider-sigma", "value", log10_sigma)
-    await tab.set("dp-slider-sigma", "value_throttled", log10_sigma)
+    await tab.slide("sigma", log10_sigma)
 
     def shows(text: str) -> bool:
         s = card_sigma(text)
@@ -1089,8 +1127,7 @@ async def teacher_move(teacher: Tab, followers: list[Follower], log10_sigma: flo
     for f in followers:
         f.seen.clear()
     sent = time.perf_counter()
-    await teacher.set("dp-slider-sigma", "value", log10_sigma)
-    await teacher.set("dp-slider-sigma", "value_throttled", log10_sigma)
+    await teacher.slide("sigma", log10_sigma)
     deadline = sent + lost_after
     while time.perf_counter() < deadline:
         if all(f.seen_at(want) is not None for f in followers):

@@ -1,7 +1,23 @@
-"""The lab's controls: presets, text fields, sliders, their error messages, and the sidebar.
+"""The lab's controls as ONE component: presets, text fields, sliders, choices and their errors.
 
-Every control writes into :class:`app.lab.state.LabState` through its setters (which validate);
-a rejected text stays visible with its message at the field until the student fixes it.
+The sidebar used to be 27 Bokeh models (eleven text inputs, three noUi sliders, a select, a
+radio group, a checkbox group, two buttons, seven headings), ~40 % of a page build's CPU and
+most of its Python objects. It is now one :class:`ControlPanel`:
+
+- its markup is made here, on the server, by :func:`controls_html` (labels, names, ``for``/``id``
+  pairs, the state's values): the same string the browser shows, so every control has its
+  accessible name from the start;
+- what changes is one small dict, :func:`control_values` (field texts, slider positions,
+  choices, the labels that carry a unit), and the error messages, :func:`error_messages`;
+- the browser (``assets/dplab-lab-controls.js``) sends one message per commit: a text on Enter or
+  when the field is left, a slider on its release (a key press is one), a choice on change.
+
+Every message goes to :meth:`LabSidebar.receive`, which writes the state through its setters
+(they validate); a rejected text stays visible with its message at the field until the student
+fixes it (the server leaves it out of ``values``). Stable classes for outside checks:
+``dp-input-<control>`` around each field, ``dp-error-<control>`` for its message,
+``dp-slider-sigma|eps|delta``, ``dp-input-query``, ``dp-scale``, ``dp-overlays``,
+``dp-resample``, ``dp-presets`` with ``dp-preset-<key>``.
 """
 
 from __future__ import annotations
@@ -10,16 +26,16 @@ import html
 import logging
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import panel as pn
+import param
 
-from app.lab.card import CARD_CSS, unit_label
-from app.lab.state import PRESETS
-from app.shell import widgets
+from app.lab.card import unit_label
+from app.lab.state import PRESET_BY_KEY, PRESETS
+from app.shell import assets
+from app.shell.i18n import t
 from app.shell.numbers import fmt_input
-from app.shell.options import is_dark
-from app.shell.widgets import ImmediateSlider, ImmediateText
+from app.shell.plainjs import PlainJS
 from dpcore import queries
 
 if TYPE_CHECKING:
@@ -28,6 +44,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SIGMA_LOG_RANGE = (-3.0, 3.0)
+EPS_SLIDER_MAX = 20.0
+DELTA_LOG_RANGE = (-30.0, 0.0)
 
 
 def sigma_at(x: float) -> float:
@@ -40,15 +58,19 @@ def delta_at(x: float) -> float:
     return float(f"{10.0 ** x:.3g}") if x < 0 else 1.0
 
 
-EPS_SLIDER_MAX = 20.0
-DELTA_LOG_RANGE = (-30.0, 0.0)
+def eps_at(x: float) -> float:
+    """ε for the ε slider at ``x``: 4 decimals (the slider's step is 0.05)."""
+    return round(x, 4)
 
-# State parameter -> the text fields that show it, for the changes a slider move makes (σ; ε
-# with the curve's range that follows it). Any other change compares every control.
-SYNC_NARROW: dict[str, tuple[str, ...]] = {
-    "sigma": ("sigma",), "eps": ("eps",), "eps_lo": ("eps_lo",), "eps_hi": ("eps_hi",)}
 
-# Text field -> its text for a state.
+def delta_log(delta: float) -> float:
+    """The δ slider's position for ``delta`` (clamped to the slider's range)."""
+    if delta <= 0:
+        return DELTA_LOG_RANGE[0]
+    return min(DELTA_LOG_RANGE[1], max(DELTA_LOG_RANGE[0], math.log10(delta)))
+
+
+# Text field -> its text for a state (in the sidebar's order).
 FIELD_TEXTS: dict[str, Callable[[LabState], str]] = {
     "n": lambda s: str(s.n), "B": lambda s: fmt_input(s.B),
     "sigma": lambda s: fmt_input(s.sigma), "eps": lambda s: fmt_input(s.eps),
@@ -56,239 +78,230 @@ FIELD_TEXTS: dict[str, Callable[[LabState], str]] = {
     "record": lambda s: str(s.record), "replacement": lambda s: fmt_input(s.replacement),
     "eps_lo": lambda s: fmt_input(s.eps_lo), "eps_hi": lambda s: fmt_input(s.eps_hi),
     "sim_n": lambda s: str(s.sim_n)}
+# Fields whose label names the query's unit (it changes with the query).
+UNIT_LABELS = ("sigma", "replacement")
+# Slider -> (range, step, the text field it sits under).
+SLIDERS: dict[str, tuple[tuple[float, float], float]] = {
+    "sigma": (SIGMA_LOG_RANGE, 0.01), "eps": ((0.0, EPS_SLIDER_MAX), 0.05),
+    "delta": (DELTA_LOG_RANGE, 0.1)}
 
 
-class LabControls:
-    """Controls of :class:`app.lab.page.LabPage` (a mixin: it reads the page's state and
-    language)."""
+def slider_positions(s: LabState) -> dict[str, list[float]]:
+    """Slider -> [position, the state's value it stands for]. The browser moves a slider only
+    when its own position does not already give that value (a log slider's position and log10
+    of the rounded σ differ in the last digits; sending that back moved a handle that a held
+    arrow key had already taken further). σ outside the slider's range leaves it alone
+    (value None)."""
+    ls = math.log10(s.sigma)
+    inside = SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1]
+    return {"sigma": [ls if inside else 0.0, s.sigma if inside else -1.0],
+            "eps": [min(s.eps, EPS_SLIDER_MAX), min(s.eps, EPS_SLIDER_MAX)],
+            "delta": [delta_log(s.delta), s.delta]}
 
-    if TYPE_CHECKING:  # what the page (or state) class provides
-        state: LabState
-        lang: str
 
-        def _tr(self, key: str, **fmt: Any) -> str: ...
+def control_values(s: LabState, lang: str) -> dict[str, Any]:
+    """What the controls show for state ``s`` (one small dict, sent when it changes). A field
+    whose text was rejected is left out: it keeps the student's text next to its message."""
+    unit = unit_label(lang, queries.unit_key(s.query))
+    return {
+        "fields": {c: text(s) for c, text in FIELD_TEXTS.items() if c not in s.errors},
+        "sliders": slider_positions(s),
+        "query": s.query, "scale": s.scale, "overlays": list(s.overlays),
+        "disabled": [] if s.data_editable else ["data"],
+        "labels": {c: t(f"lab.ctl.{c}", lang, unit=unit) for c in UNIT_LABELS},
+    }
 
-    def _text(self, control: str, value: str, label: str) -> tuple[ImmediateText, pn.pane.HTML]:
-        w = ImmediateText(value=value, label=label, sizing_mode="stretch_width",
-                                 css_classes=[f"dp-input-{control}"])
-        err = widgets.TextPane("", css_classes=[f"dp-error-{control}"], stylesheets=[CARD_CSS],
-                              margin=(0, 10), sizing_mode="stretch_width")
-        w.param.watch(lambda e, c=control: self._on_text(c, e.new), "value")
-        self._inputs[control] = w
-        self._errors[control] = err
-        return w, err
 
-    def _build_widgets(self) -> None:
+def error_messages(s: LabState, lang: str) -> dict[str, str]:
+    """Control -> its error message in ``lang`` (the rejected inputs of ``s``)."""
+    return {c: t(key, lang, **fmt) for c, (key, fmt) in s.errors.items()}
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _field(c: str, label: str, value: str, *, disabled: bool = False,
+           wide: bool = False) -> str:
+    extra = " disabled" if disabled else ""
+    mode = "" if c == "data" else ' inputmode="decimal"'
+    return (f'<div class="dp-field dp-input-{c}{" dp-wide" if wide else ""}">'
+            f'<label for="dpc-{c}">{_e(label)}</label>'
+            f'<input id="dpc-{c}" type="text" data-control="{c}" value="{_e(value)}"'
+            f' autocomplete="off" spellcheck="false"{mode}{extra}></div>'
+            f'<div class="dp-error-{c}" id="dpc-{c}-err"></div>')
+
+
+def _slider(c: str, label: str, x: float, text: str) -> str:
+    (lo, hi), step = SLIDERS[c]
+    return (f'<div class="dp-slider dp-slider-{c}">'
+            f'<label for="dpc-{c}-s">{_e(label)}</label>'
+            f'<output class="dp-slider-value" for="dpc-{c}-s">{_e(text)}</output>'
+            f'<input id="dpc-{c}-s" type="range" data-slider="{c}" min="{lo:g}" max="{hi:g}"'
+            f' step="{step:g}" value="{x:.6g}" aria-valuetext="{_e(text)}"></div>')
+
+
+def slider_text(c: str, x: float) -> str:
+    """What a slider's readout says at position ``x`` (the value it sets, not its log)."""
+    if c == "sigma":
+        return f"σ = {sigma_at(x):g}"
+    if c == "delta":
+        return f"δ = {delta_at(x):g}"
+    return f"ε = {eps_at(x):g}"
+
+
+def controls_html(s: LabState, lang: str) -> str:
+    """The sidebar's markup for state ``s`` in ``lang`` (escaped; no script, no style)."""
+    def tr(key: str, **fmt: Any) -> str:
+        return t(key, lang, **fmt)
+
+    unit = unit_label(lang, queries.unit_key(s.query))
+    pos = slider_positions(s)
+
+    def field(c: str, **kw: Any) -> str:
+        return _field(c, tr(f"lab.ctl.{c}", unit=unit), FIELD_TEXTS[c](s), **kw)
+
+    def slider(c: str) -> str:
+        return _slider(c, tr(f"lab.ctl.{c}_slider"), pos[c][0], slider_text(c, pos[c][0]))
+
+    def head(key: str) -> str:  # level 2: the page's h1 is the title
+        return f'<h2 class="dp-side-heading">{_e(tr(key))}</h2>'
+
+    presets = "".join(
+        f'<div class="dp-preset-{p.key}"><button type="button" class="dp-btn"'
+        f' data-preset="{p.key}">{_e(tr(f"lab.preset.{p.key}"))}</button></div>'
+        for p in PRESETS)
+    options = "".join(
+        f'<option value="{q}"{" selected" if q == s.query else ""}>'
+        f'{_e(tr(f"common.query.{q}"))}</option>' for q in queries.QUERIES)
+    scale = "".join(
+        f'<button type="button" class="dp-btn dp-choice" data-scale="{v}"'
+        f' aria-pressed="{"true" if v == s.scale else "false"}">{_e(tr(f"lab.scale.{v}"))}'
+        f'</button>' for v in ("log10", "linear"))
+    overlays = "".join(
+        f'<label class="dp-check"><input type="checkbox" data-overlay="{v}"'
+        f'{" checked" if v in s.overlays else ""}> {_e(tr(f"lab.overlay.{v}"))}</label>'
+        for v in ("laplace", "classic"))
+    parts = [
+        head("lab.side.presets"),
+        f'<div class="dp-presets" role="group" aria-label="{_e(tr("lab.side.presets"))}">'
+        f'{presets}</div>',
+        head("lab.side.release"),
+        f'<div class="dp-field dp-input-query"><label for="dpc-query">'
+        f'{_e(tr("lab.ctl.query"))}</label><select id="dpc-query" data-control="query">'
+        f'{options}</select></div><div class="dp-error-query" id="dpc-query-err"></div>',
+        field("n"), field("B"), field("sigma"), slider("sigma"), field("eps"), slider("eps"),
+        field("delta"), slider("delta"),
+        head("lab.side.neighbour"),
+        field("data", disabled=not s.data_editable, wide=True), field("record"),
+        field("replacement"),
+        head("lab.side.curve"),
+        field("eps_lo"), field("eps_hi"),
+        f'<div class="dp-scale" role="group" aria-labelledby="dpc-scale-l">'
+        f'<span class="dp-label" id="dpc-scale-l">{_e(tr("lab.ctl.scale"))}</span>'
+        f'<div class="dp-choices">{scale}</div></div>',
+        f'<fieldset class="dp-overlays"><legend class="dp-label">'
+        f'{_e(tr("lab.ctl.overlays"))}</legend>{overlays}</fieldset>',
+        head("lab.side.sim"),
+        field("sim_n"),
+        f'<div class="dp-resample"><button type="button" class="dp-btn" data-resample="1">'
+        f'{_e(tr("lab.ctl.resample"))}</button></div>',
+    ]
+    return "".join(parts)
+
+
+class ControlPanel(PlainJS):
+    """The sidebar's controls in one Bokeh model (see the module's docstring).
+
+    ``markup``: the controls' HTML, made once per page (:func:`controls_html`); ``values``:
+    what they show (:func:`control_values`); ``errors``: control -> message. A message from the
+    browser is a dict ``{"k": kind, "c": control, "v": value}`` handed to ``on_message``."""
+
+    markup = param.String(default="", doc="The controls' HTML (server-made, escaped).")
+    values = param.Dict(default={}, doc="Field texts, slider positions, choices, labels.")
+    errors = param.Dict(default={}, doc="Control -> its error message.")
+
+    _esm = assets.path("dplab-lab-controls.js")
+    _stylesheets: ClassVar[list[str]] = [assets.text("dplab-lab-controls.css")]
+
+    def __init__(self, on_message: Callable[[dict[str, Any]], None] | None = None,
+                 **params: Any) -> None:
+        super().__init__(**params)
+        self._on_message = on_message
+
+    def _handle_msg(self, msg: Any) -> None:
+        if self._on_message is not None and isinstance(msg, dict):
+            self._on_message(msg)
+
+
+# Message kind -> what it may carry (anything else is dropped before it reaches the state).
+TEXT_CONTROLS = frozenset(FIELD_TEXTS)
+
+
+class LabSidebar:
+    """The lab's controls on one :class:`LabState`: what it shows follows the state
+    (:meth:`sync`), what the student commits goes into it (:meth:`receive`).
+
+    ``safe(fn, *args)`` runs a state setter so that nothing reaches the browser as an error
+    (the page's convention); ``after_preset`` runs after a preset or a digit key loaded one."""
+
+    def __init__(self, state: LabState, lang: str, *, large: bool, dark: bool,
+                 safe: Callable[..., None]) -> None:
+        self.state, self.lang, self._safe = state, lang, safe
+        cls = ["dp-lab-controls", *(["dp-dark"] if dark else []),
+               *(["dp-large"] if large else [])]
+        self._values = control_values(state, lang)
+        self.panel = ControlPanel(on_message=self.receive, markup=controls_html(state, lang),
+                                  values=self._values, errors=error_messages(state, lang),
+                                  sizing_mode="stretch_width", margin=0, css_classes=cls)
+
+    # ---- the state into the controls -------------------------------------------------------
+    def sync(self) -> bool:
+        """Show the state: values and errors, each sent only when it changed. True when the
+        values were sent."""
         s = self.state
-        self._inputs: dict[str, ImmediateText] = {}
-        self._errors: dict[str, pn.pane.HTML] = {}
-        self._errors_shown = True  # until the first _show_errors has looked
-        self.presets = widgets.ButtonColumn(
-            on_click=lambda key: self._safe(self.state.load_preset, key),
-            items=[{"key": p.key, "label": self._tr(f"lab.preset.{p.key}"),
-                    "cls": f"dp-preset-{p.key}"} for p in PRESETS],
-            label=self._tr("lab.side.presets"), sizing_mode="stretch_width", margin=0,
-            css_classes=["dp-presets", *(["dp-dark"] if is_dark() else [])])
-        self.query = pn.widgets.Select(
-            label=self._tr("lab.ctl.query"),
-            options={self._tr(f"common.query.{q}"): q for q in queries.QUERIES},
-            value=s.query, sizing_mode="stretch_width", css_classes=["dp-input-query"])
-        self.query.param.watch(lambda e: self._safe(self._set_query, e.new), "value")
-        self._errors["query"] = widgets.TextPane("", css_classes=["dp-error-query"],
-                                                stylesheets=[CARD_CSS], margin=(0, 10))
-        unit = unit_label(self.lang, queries.unit_key(s.query))
-        for c, v in (("n", str(s.n)), ("B", fmt_input(s.B)), ("sigma", fmt_input(s.sigma)),
-                     ("eps", fmt_input(s.eps)), ("delta", s.delta_text), ("data", s.data_text),
-                     ("record", str(s.record)), ("replacement", fmt_input(s.replacement)),
-                     ("eps_lo", fmt_input(s.eps_lo)), ("eps_hi", fmt_input(s.eps_hi)),
-                     ("sim_n", str(s.sim_n))):
-            self._text(c, v, self._tr(f"lab.ctl.{c}", unit=unit))
-        self.sigma_slider = ImmediateSlider(
-            label=self._tr("lab.ctl.sigma_slider"), start=SIGMA_LOG_RANGE[0],
-            end=SIGMA_LOG_RANGE[1], step=0.01, value=math.log10(s.sigma),
-            sizing_mode="stretch_width", css_classes=["dp-slider-sigma"], format="0[.]00")
-        self.eps_slider = ImmediateSlider(
-            label=self._tr("lab.ctl.eps_slider"), start=0.0, end=EPS_SLIDER_MAX, step=0.05,
-            value=min(s.eps, EPS_SLIDER_MAX), sizing_mode="stretch_width",
-            css_classes=["dp-slider-eps"])
-        self.delta_slider = ImmediateSlider(
-            label=self._tr("lab.ctl.delta_slider"), start=DELTA_LOG_RANGE[0],
-            end=DELTA_LOG_RANGE[1], step=0.1, value=self._delta_log(s.delta),
-            sizing_mode="stretch_width", css_classes=["dp-slider-delta"])
-        self.sigma_slider.param.watch(
-            lambda e: self._slider("sigma", sigma_at(e.new)), "value_throttled")
-        self.eps_slider.param.watch(lambda e: self._slider("eps", round(e.new, 4)),
-                                    "value_throttled")
-        self.delta_slider.param.watch(
-            lambda e: self._slider("delta", delta_at(e.new)), "value_throttled")
-        self.scale = pn.widgets.RadioButtonGroup(
-            label=self._tr("lab.ctl.scale"),
-            options={self._tr("lab.scale.log10"): "log10", self._tr("lab.scale.linear"): "linear"},
-            value=s.scale, color="primary", variant="outline",
-            css_classes=["dp-scale"])
-        self.scale.param.watch(lambda e: self._safe(setattr, self.state, "scale", e.new), "value")
-        self.overlays = pn.widgets.CheckBoxGroup(
-            label=self._tr("lab.ctl.overlays"),
-            options={self._tr("lab.overlay.laplace"): "laplace",
-                     self._tr("lab.overlay.classic"): "classic"},
-            value=list(s.overlays), inline=False, css_classes=["dp-overlays"])
-        self.overlays.param.watch(
-            lambda e: self._safe(setattr, self.state, "overlays", list(e.new)), "value")
-        self.resample = pn.widgets.Button(label=self._tr("lab.ctl.resample"), color="default",
-                                          css_classes=["dp-resample"])
-        self.resample.on_click(lambda e: self._safe(
-            setattr, self.state, "sim_seed", (self.state.sim_seed + 1) % (2**31 - 1)))
-        self.notice = widgets.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
-                                      css_classes=["dp-notices"], visible=False)
+        values = control_values(s, self.lang)
+        changed = values != self._values
+        if changed:
+            self._values = values
+            self.panel.values = values
+        errors = error_messages(s, self.lang) if s.errors else {}
+        if errors != self.panel.errors:
+            self.panel.errors = errors
+        return changed
 
-    @staticmethod
-    def _delta_log(delta: float) -> float:
-        if delta <= 0:
-            return DELTA_LOG_RANGE[0]
-        return min(DELTA_LOG_RANGE[1], max(DELTA_LOG_RANGE[0], math.log10(delta)))
-
-    def _safe(self, fn: Callable[..., object], *args: object) -> None:
-        # Never let an exception reach the browser or the server log as an error.
-        try:
-            fn(*args)
-        except Exception:
-            log.warning("lab: input rejected", exc_info=True)
-            self._show_errors()
-
-    def _set_query(self, q: str) -> None:
-        if self._syncing:
-            return
-        self.state.set_query(q)
-        self._show_errors()
-        if self.query.value != self.state.query:
-            self._sync_widgets()
-
-    def _on_text(self, control: str, text: str) -> None:
-        if self._syncing:
-            return
-        self._safe(self.state.set_text, control, text)
-        self._show_errors()
-
-    def _slider(self, control: str, x: float) -> None:
-        if self._syncing:
-            return
-        self._safe(self.state.set_value, control, x)
-        self._show_errors()
-
-    def _show_errors(self) -> None:
-        errs = self.state.errors
-        # The common case on every move: nothing to show and nothing shown.
-        if not errs and not self._errors_shown:
-            return
-        self._errors_shown = bool(errs)
-        for c, pane in self._errors.items():
-            if c in errs:
-                key, fmt = errs[c]
-                msg = self._tr(key, **fmt)
-                pane.object = f'<p class="dp-error" role="alert">⚠ {html.escape(msg)}</p>'
-                self._place_error(c, pane)
-            elif pane.object:
-                pane.object = ""
-
-    def _place_error(self, control: str, pane: pn.pane.HTML) -> None:
-        # An error pane joins the sidebar, under its control, with its first message: 12 empty
-        # panes and their wrappers were ~20 % of the page's Bokeh models.
-        side = getattr(self, "_side", None)
-        if side is None or any(o is pane for o in side.objects):
-            return
-        widget = self.query if control == "query" else self._inputs[control]
-        at = next(i for i, o in enumerate(side.objects) if o is widget)
-        side.insert(at + 1, pane)
-
-    def _sync_widgets(self, names: set[str] | None = None) -> None:
-        """Set every control to the state's value where it differs. ``names``: the state
-        parameters that changed (None: any); a slider move changes only what
-        :data:`SYNC_NARROW` lists, and only the controls showing those are compared."""
+    # ---- the student's commits into the state ----------------------------------------------
+    def receive(self, msg: dict[str, Any]) -> None:
+        """One commit from the browser: ``k`` text (``c``, ``v`` a string), slider (``c``,
+        ``v`` its position), query / scale (``v``), overlays (``v`` a list), preset (``v``
+        its key), resample. Anything malformed is ignored (logged)."""
+        kind, c, v = msg.get("k"), msg.get("c"), msg.get("v")
         s = self.state
-        narrow = names is not None and bool(names) and names <= SYNC_NARROW.keys()
-        shown = ({c for n in names for c in SYNC_NARROW[n]} if narrow and names is not None
-                 else None)
-        self._syncing = True
         try:
-            errors = s.errors
-            for c, text in FIELD_TEXTS.items():
-                if shown is not None and c not in shown:
-                    continue
-                w = self._inputs[c]
-                v = text(s)
-                # A rejected text stays visible (with its message) until the student fixes it.
-                if c not in errors and w.value != v:
-                    w.value = v
-            # Compared first: setting a parameter, even to its value, costs param's machinery
-            # on every move.
-            wanted: list[tuple[Any, str, Any]] = []
-            if shown is None:
-                unit = unit_label(self.lang, queries.unit_key(s.query))
-                wanted += [
-                    (self._inputs["data"], "disabled", not s.data_editable),
-                    (self.query, "value", s.query), (self.scale, "value", s.scale),
-                    (self.overlays, "value", list(s.overlays)),
-                    *((self._inputs[c], "label", self._tr(f"lab.ctl.{c}", unit=unit))
-                      for c in ("sigma", "replacement")),
-                ]
-            if shown is None or "eps" in shown:
-                wanted.append((self.eps_slider, "value", min(s.eps, EPS_SLIDER_MAX)))
-            # A log slider whose position already gives the state's value stays where the
-            # student left it: its value and log10 of the rounded σ (or δ) differ in the
-            # last digits, and sending that back moved a handle that a held arrow key had
-            # already taken further (presses were lost).
-            if shown is None and delta_at(float(self.delta_slider.value or 0.0)) != s.delta:
-                wanted.append((self.delta_slider, "value", self._delta_log(s.delta)))
-            if shown is None or "sigma" in shown:
-                ls = math.log10(s.sigma)
-                if SIGMA_LOG_RANGE[0] <= ls <= SIGMA_LOG_RANGE[1] and \
-                        sigma_at(float(self.sigma_slider.value or 0.0)) != s.sigma:
-                    wanted.append((self.sigma_slider, "value", ls))
-            for obj, name, v in wanted:
-                if getattr(obj, name) != v:
-                    setattr(obj, name, v)
+            if kind == "text" and c in TEXT_CONTROLS and isinstance(v, str):
+                self._safe(s.set_text, c, v[:10_000])
+            elif kind == "slider" and c in SLIDERS and isinstance(v, int | float):
+                x = float(v)
+                value = {"sigma": sigma_at, "eps": eps_at, "delta": delta_at}[c](x)
+                self._safe(s.set_value, c, value)
+            elif kind == "query" and v in queries.QUERIES:
+                self._safe(s.set_query, v)
+            elif kind == "scale" and v in ("log10", "linear"):
+                self._safe(setattr, s, "scale", v)
+            elif kind == "overlays" and isinstance(v, list):
+                self._safe(setattr, s, "overlays",
+                           [o for o in ("laplace", "classic") if o in v])
+            elif kind == "preset" and v in PRESET_BY_KEY:
+                self._safe(s.load_preset, v)
+            elif kind == "resample":
+                self._safe(setattr, s, "sim_seed", (s.sim_seed + 1) % (2**31 - 1))
+            else:
+                log.info("lab: a control message was ignored: %r", msg)
+                return
         finally:
-            self._syncing = False
-
-    def _label(self, key: str, **fmt: Any) -> str:
-        return f'<label class="dp-label">{html.escape(self._tr(key, **fmt))}</label>'
-
-    def sidebar(self) -> list[Any]:
-        def field(control: str, key: str) -> Any:
-            return self._inputs[control]  # its error pane is placed when needed
-
-        self._inputs["data"].disabled = not self.state.data_editable
-
-        def head(key: str) -> pn.pane.HTML:  # level 2: the page's h1 is the title
-            return pn.pane.HTML(f'<h2 class="dp-side-heading">{html.escape(self._tr(key))}</h2>',
-                                margin=(0, 10))
-
-        items = [
-            head("lab.side.presets"),
-            self.presets,
-            head("lab.side.release"),
-            self.query,
-            field("n", "lab.ctl.n"),
-            field("B", "lab.ctl.B"),
-            field("sigma", "lab.ctl.sigma"),
-            self.sigma_slider,
-            field("eps", "lab.ctl.eps"),
-            self.eps_slider,
-            field("delta", "lab.ctl.delta"),
-            self.delta_slider,
-            head("lab.side.neighbour"),
-            field("data", "lab.ctl.data"),
-            field("record", "lab.ctl.record"),
-            field("replacement", "lab.ctl.replacement"),
-            head("lab.side.curve"),
-            field("eps_lo", "lab.ctl.eps_lo"),
-            field("eps_hi", "lab.ctl.eps_hi"),
-            pn.pane.HTML(self._label("lab.ctl.scale"), margin=(0, 10)), self.scale,
-            pn.pane.HTML(self._label("lab.ctl.overlays"), margin=(0, 10)), self.overlays,
-            head("lab.side.sim"),
-            field("sim_n", "lab.ctl.sim_n"),
-            self.resample,
-        ]
-        self._side = pn.Column(*items, sizing_mode="stretch_width", margin=0)
-        self._show_errors()
-        return [self._side]
+            # errors (and a rejected text's field) show even when nothing else changed
+            sent = self.sync()
+        shown = self._values["fields"].get(c) if kind == "text" else None
+        if not sent and shown is not None and shown != v:
+            # an accepted text that changed nothing ("1.0" for 1) is shown as the state has it
+            self.panel.param.trigger("values")

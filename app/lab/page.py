@@ -25,7 +25,7 @@ from app.lab.compute import (
     density_view,
     simulation,
 )
-from app.lab.controls import LabControls
+from app.lab.controls import LabSidebar
 from app.lab.figures import LabFigures
 from app.lab.first_paint import first_paint_html
 from app.lab.follow import LabFollowable
@@ -49,7 +49,7 @@ PLOT_PAUSE_MS = 150
 log = logging.getLogger(__name__)
 
 
-class LabPage(LabControls, LabFigures, param.Parameterized):
+class LabPage(LabFigures, param.Parameterized):
     """Widgets + figures bound to one LabState (one instance per browser session)."""
 
     # Always set (__init__ makes a LabState when none is given), so typed without None.
@@ -72,13 +72,14 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         self.conceal_note = widgets.TextPane("", stylesheets=[CARD_CSS], visible=False,
                                              sizing_mode="stretch_width",
                                              css_classes=["dp-tour-conceal-note"])
-        self._syncing = False
         self._pending_plots: set[str] = set()
         self._plots_scheduled = False
         self._last_input = 0.0
         self._in_burst = False
         self.address = address.AddressBar()
-        self._build_widgets()
+        self.controls = LabSidebar(self.state, lang, large=large, dark=dark, safe=self._safe)
+        self.notice = widgets.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
+                                      css_classes=["dp-notices"], visible=False)
         self._build_figures()
         self.state.param.watch(self._on_state, list(self.state.param))
         self.refresh()
@@ -86,6 +87,21 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
     # ---- widgets --------------------------------------------------------------------------
     def _tr(self, key: str, **fmt: Any) -> str:
         return t(key, self.lang, **fmt)
+
+    def _safe(self, fn: Any, *args: object) -> None:
+        # Never let an exception reach the browser or the server log as an error.
+        try:
+            fn(*args)
+        except Exception:
+            log.warning("lab: input rejected", exc_info=True)
+            self._show_errors()
+
+    def _show_errors(self) -> None:
+        self.controls.sync()
+
+    def sidebar(self) -> list[Any]:
+        """The sidebar: the controls, one component (app/lab/controls.py)."""
+        return [self.controls.panel]
 
     def _theme_css(self) -> list[str]:
         """Stylesheets after CARD_CSS: theme colours, and the projector strip when large."""
@@ -167,8 +183,7 @@ class LabPage(LabControls, LabFigures, param.Parameterized):
         else:
             cert = s.certification()
             self.card.set_text(card_html(s, cert, self.lang, folded=self._large))
-        self._sync_widgets(names)
-        self._show_errors()
+        self.controls.sync()
         self._show_notices()
         self._apply_concealment()
 
@@ -373,8 +388,7 @@ def create_page(lang: str | None = None, link: PageLink | None = None, *, ahead:
     tmpl = layout.page(lang=lang, title=t("lab.title", lang), path="/lab",
                        main=[*extra, *lab.main()], sidebar=side,
                        sidebar_width=480 if options.is_large() else 380,
-                       option_notice_shown=False, first_paint=lab.first_paint(),
-                       log_sliders={"dp-slider-sigma": "σ", "dp-slider-delta": "δ"})
+                       option_notice_shown=False, first_paint=lab.first_paint())
     if ahead:
         lab.build_hidden_parts()
     doc = pn.state.curdoc

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import panel as pn
 import param
 
 from app.shell import assets
-from app.shell.plainjs import PlainJS
 
 
 class TextPane(pn.pane.HTML):
@@ -47,31 +45,6 @@ class TextPane(pn.pane.HTML):
 
 # The watcher TextPane.set_text calls itself (Panel's, bound to the pane).
 _UPDATE_PANE = pn.pane.HTML._update_pane
-
-
-class ButtonColumn(PlainJS):
-    """A column of buttons in one component (one Bokeh model, not one per button).
-
-    ``items``: ``[{"key", "label", "cls"}]``; each button sits in a ``<div class="{cls}">``;
-    a click calls ``on_click(key)``. Looks like Panel's Fast buttons (assets/dplab-buttons.css;
-    css class ``dp-dark`` for the dark theme). Seven separate Buttons were seven views with a
-    shadow root and four style sheets each in the browser's first load.
-    """
-
-    items = param.List(default=[], item_type=dict, doc="Buttons: key, label, cls.")
-    label = param.String(default="", doc="Accessible name of the group ('' for none).")
-
-    _esm = assets.path("dplab-buttons.js")
-    _stylesheets: ClassVar[list[str]] = [assets.text("dplab-buttons.css")]
-
-    def __init__(self, on_click: Callable[[str], None] | None = None, **params: Any) -> None:
-        super().__init__(**params)
-        self._on_click = on_click
-
-    def _handle_msg(self, msg: Any) -> None:
-        key = msg.get("key") if isinstance(msg, dict) else None
-        if self._on_click is not None and key in {item.get("key") for item in self.items}:
-            self._on_click(str(key))
 
 
 # Touch screens and phones: a handle a finger can hit (30 px; WCAG 2.5.8 asks >= 24 px).

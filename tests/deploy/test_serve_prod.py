@@ -30,7 +30,9 @@ from typing import Any
 
 import pytest
 from wsclient import (
+    LAB_CONTROLS,
     Tab,
+    data_event,
     get_page,
     models_by_class,
     move_sigma,
@@ -282,7 +284,8 @@ def test_a_callback_that_raises(prod: Prod) -> None:
         await _echo(a, 21)  # the session whose callback raised still works
         await move_sigma(other, -0.75)
         # A malformed value from a client (a string for a float slider) is refused, not fatal.
-        await other.set("dp-slider-sigma", "value_throttled", "not a number")
+        await other._patch_quietly([data_event(other.model(LAB_CONTROLS),
+                                               {"k": "slider", "c": "sigma", "v": "nan?"})])
         await move_sigma(other, 0.1)
         await asyncio.gather(a.close(), other.close())
 
@@ -303,12 +306,11 @@ def test_a_slow_client_that_stops_reading(prod: Prod) -> None:
             raw_send_message(slow, "PULL-DOC-REQ", {})
             msgtype, content = raw_read_message(slow)
             assert msgtype == "PULL-DOC-REPLY"
-            slider = models_by_class(content["doc"])["dp-slider-sigma"]
+            controls = models_by_class(content["doc"])[LAB_CONTROLS]
             for i in range(60):  # each move makes the server push a new card it cannot deliver
                 v = (i % 7 - 3) / 10
-                raw_send_message(slow, "PATCH-DOC", {"events": [
-                    {"kind": "ModelChanged", "model": {"id": slider}, "attr": a, "new": v}
-                    for a in ("value", "value_throttled")]})
+                raw_send_message(slow, "PATCH-DOC", {"events": [data_event(
+                    controls, {"k": "slider", "c": "sigma", "v": v})]})
             for v in (0.3, -0.3, 0.6):
                 await move_sigma(other, v)
             fresh = await Tab.open(f"{prod.base}/test-app", cookie=page.cookie)

@@ -33,8 +33,10 @@ def _wait_ready(page: Any, path: str) -> None:
         # a figure drawn: the lab's by the page itself (SVG), /cdf's by BokehJS (canvas)
         expect(page.locator("svg.dp-svg, canvas.bk-layer").first).to_be_attached()
         expect(page.locator("#dp-first-paint")).to_have_count(0)
-        # the names the page setup gives to Bokeh's widgets (assets/dplab-page-setup.js)
-        expect(page.locator(".noUi-handle[aria-label]").first).to_be_attached()
+        if base == "/lab":  # its controls are one component, named in the server's markup
+            expect(page.locator(".dp-lab-controls input[type=range]").first).to_be_attached()
+        else:  # the names the page setup gives to Bokeh's widgets (dplab-page-setup.js)
+            expect(page.locator(".noUi-handle[aria-label]").first).to_be_attached()
     else:
         page.wait_for_load_state("load")
         if base.startswith("/lesson"):
@@ -113,7 +115,7 @@ def test_focus_outline_on_every_control_type(page: Any, server: Server, theme: s
         "tour button": page.locator(".dp-tour-start button"),
         "text field": page.locator(".dp-input-n input"),
         "select": page.locator(".dp-input-query select"),
-        "slider handle": page.locator(".dp-slider-sigma .noUi-handle"),
+        "slider": page.locator(".dp-slider-sigma input[type=range]"),
         "checkbox": page.locator(".dp-overlays input[type=checkbox]").first,
         "header link": page.locator(".dp-nav-link").first,
     }
@@ -404,7 +406,8 @@ def test_phone_page_keeps_its_menu_without_its_style_sheet(page: Any, server: Se
     toggle = page.get_by_role("button", name=t("common.sidebar.toggle", "ko"))
     toggle.click()
     expect(toggle).to_have_attribute("aria-expanded", "true")
-    expect(page.locator(".noUi-handle").first).to_be_visible()
+    expect(page.locator(".noUi-handle, .dp-lab-controls input[type=range]").first
+           ).to_be_visible()
 
 
 @pytest.mark.parametrize("path", ["/lab", "/cdf"])

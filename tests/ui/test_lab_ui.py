@@ -215,11 +215,11 @@ def test_keyboard_path(page: Any, server: Server) -> None:
 
 
 def test_dragging_the_sigma_slider_with_the_mouse(page: Any, server: Server) -> None:
-    # A drag sends value at every step and value_throttled on release; the server acts on the
-    # release (app.shell.widgets.ImmediateSlider), so the card shows where the handle stopped.
+    # A drag moves the handle in the browser; its release is sent (assets/dplab-lab-controls.js),
+    # so the card shows where the handle stopped.
     open_lab(page, server)
     before = card(page)["sigma"]
-    handle = page.locator(".dp-slider-sigma .noUi-handle").first
+    handle = page.locator(".dp-slider-sigma input[type=range]").first
     box = handle.bounding_box()
     assert box is not None
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -234,48 +234,66 @@ def test_dragging_the_sigma_slider_with_the_mouse(page: Any, server: Server) -> 
     expect(page.get_by_label(re.compile(r"^σ — noise"))).to_have_value(card(page)["sigma"])
 
 
-def _slider_messages(sent: list[Any], model_id: str) -> list[list[str]]:
-    """The attributes each PATCH-DOC sent by the browser sets on the model ``model_id``."""
+def _control_messages(sent: list[Any]) -> list[dict[str, Any]]:
+    """The messages the lab's controls (app/lab/controls.py) sent: one ``data_event`` each,
+    decoded from Bokeh's map encoding."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, dict) and v.get("type") == "map":
+            return {k: plain(x) for k, x in v.get("entries", [])}
+        return v
+
     out = []
     for frame in sent:
-        if isinstance(frame, str) and '"events"' in frame and model_id in frame:
-            events = json.loads(frame).get("events", [])
-            out.append([e["attr"] for e in events
-                        if e.get("kind") == "ModelChanged" and e["model"]["id"] == model_id])
-    return [m for m in out if m]
+        if isinstance(frame, str) and '"data_event"' in frame:
+            for e in json.loads(frame).get("events", []):
+                data = e.get("msg_data") or {}
+                if data.get("name") == "data_event":
+                    values = plain(data.get("values"))
+                    msg = plain(values.get("data"))
+                    if isinstance(msg, dict) and "k" in msg:
+                        out.append(msg)
+    return out
+
+
+def _model_changes(sent: list[Any]) -> list[list[str]]:
+    """The attributes of every ModelChanged the browser sent (PATCH-DOC frames)."""
+    out = []
+    for frame in sent:
+        if isinstance(frame, str) and '"events"' in frame:
+            attrs = [e["attr"] for e in json.loads(frame).get("events", [])
+                     if e.get("kind") == "ModelChanged"]
+            if attrs:
+                out.append(attrs)
+    return out
 
 
 def test_a_key_press_or_a_drag_is_one_message(page: Any, server: Server) -> None:
-    # A release-only slider (assets/dplab-page-setup.js): a key press sends value and
-    # value_throttled in one message, a drag sends nothing until the release.
+    # The controls' sliders send their release only: a key press is one message, a drag
+    # sends nothing until the handle is let go (assets/dplab-lab-controls.js).
     sent: list[Any] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
     open_lab(page, server)
-    slider_id = page.evaluate("""() => {
-      for (const d of window.Bokeh.documents)
-        for (const m of d.all_models)
-          if ((m.css_classes || []).includes("dp-slider-eps")) return m.id;
-      return null; }""")
-    assert slider_id
-    handle = page.locator(".dp-slider-eps .noUi-handle").first
+    handle = page.locator(".dp-slider-eps input[type=range]").first
     handle.focus()
     sent.clear()
     page.keyboard.press("ArrowRight")
     expect(page.locator(".dp-eps")).to_have_text("1.05")
-    assert _slider_messages(sent, slider_id) == [["value", "value_throttled"]]
+    assert _control_messages(sent) == [{"k": "slider", "c": "eps", "v": 1.05}]
     box = handle.bounding_box()
     assert box is not None
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    # the thumb sits at 1.05 / 20 of the track
+    x, y = box["x"] + box["width"] * 1.05 / 20, box["y"] + box["height"] / 2
     sent.clear()
     page.mouse.move(x, y)
     page.mouse.down()
     page.mouse.move(x + 60, y, steps=12)
-    # the title's readout follows the handle in the browser while nothing is sent
-    expect(page.locator(".dp-slider-eps .bk-slider-title").first).not_to_contain_text("1.05")
-    assert _slider_messages(sent, slider_id) == []
+    # the readout follows the handle in the browser while nothing is sent
+    expect(page.locator(".dp-slider-eps .dp-slider-value").first).not_to_contain_text("1.05")
+    assert _control_messages(sent) == []
     page.mouse.up()
     expect(page.locator(".dp-eps")).not_to_have_text("1.05")
-    assert _slider_messages(sent, slider_id) == [["value", "value_throttled"]]
+    msgs = _control_messages(sent)
+    assert len(msgs) == 1 and msgs[0]["k"] == "slider" and msgs[0]["c"] == "eps", msgs
     eps = float(card(page)["eps"])
     assert eps > 1.05
     check_card(page, "sum", 4, 1.0, 1.0, eps, 0.13)
@@ -290,7 +308,7 @@ def test_a_slider_moved_by_a_typed_value_and_back_by_a_key_counts(page: Any,
     box.fill("1.023")  # log10 σ = 0.01, one step right of the slider's start (σ = 1)
     box.press("Enter")
     expect(page.locator(".dp-sigma")).to_have_text("1.023")
-    page.locator(".dp-slider-sigma .noUi-handle").first.focus()
+    page.locator(".dp-slider-sigma input[type=range]").first.focus()
     page.keyboard.press("ArrowLeft")
     expect(page.locator(".dp-sigma")).to_have_text("1")
     check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.13)
@@ -310,23 +328,23 @@ def test_a_sigma_move_with_every_figure_shown_is_one_message(page: Any, server: 
     for p in paths:
         expect(p).to_be_visible()
     before = [p.get_attribute("d") for p in paths]
-    page.locator(".dp-slider-sigma .noUi-handle").first.focus()
+    page.locator(".dp-slider-sigma input[type=range]").first.focus()
     sent.clear()
     page.keyboard.press("ArrowRight")
     expect(page.locator(".dp-sigma")).to_have_text("1.023")  # 10 ** 0.01
     # every figure drawn again with the new σ
     for p, d in zip(paths, before, strict=True):
         expect(p).not_to_have_attribute("d", d or "")
-    texts = [f for f in sent if isinstance(f, str) and '"events"' in f]
-    attrs = [sorted({e.get("attr") for e in json.loads(f)["events"]}) for f in texts]
-    assert attrs == [["value", "value_throttled"]], attrs
+    assert _control_messages(sent) == [{"k": "slider", "c": "sigma", "v": 0.01}]
+    assert _model_changes(sent) == []  # no figure sends anything back
 
 
 def test_quick_arrow_presses_on_the_sigma_slider_all_count(page: Any, server: Server) -> None:
     # Five presses without a pause (a held key): the handle must not be sent back to an
-    # earlier, rounded position between them (app.lab.controls _sync_widgets).
+    # earlier, rounded position between them (assets/dplab-lab-controls.js: a slider whose
+    # position already gives the value stays).
     open_lab(page, server)
-    handle = page.locator(".dp-slider-sigma .noUi-handle").first
+    handle = page.locator(".dp-slider-sigma input[type=range]").first
     handle.focus()
     for _ in range(5):
         page.keyboard.press("ArrowRight")

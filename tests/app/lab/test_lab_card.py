@@ -89,7 +89,7 @@ def test_page_builds_without_a_server_and_reacts_in_place() -> None:
     assert page.curve_plot is plot and page.curve_plot.data != before  # one new message
     assert "dp-sigma\">2<" in page.card.object
     page.state.set_text("sigma", "-1")
-    assert "σ must be" in page._errors["sigma"].object
+    assert "σ must be" in page.controls.panel.errors["sigma"]
     assert page.state.sigma == 2.0
 
 

@@ -74,7 +74,8 @@ def test_the_card_first_then_the_rest() -> None:
         assert link not in link_mod.SLOW_LANE.queue
         # the page's own refresh made the same card: nothing else to send
         assert lab.card.object == card_of(ROOM_LAB, "en", False)
-        assert abs(lab.sigma_slider.value - math.log10(2.5)) < 1e-9  # the controls too
+        assert lab.controls.panel.values["fields"]["sigma"] == "2.5"  # the controls too
+        assert abs(lab.controls.panel.values["sliders"]["sigma"][0] - math.log10(2.5)) < 1e-9
         await hub.stop()
 
     asyncio.run(body())

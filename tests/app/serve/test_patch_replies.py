@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from live_server import LiveServer
-from wsclient import LabTab, model_changed
+from wsclient import LabTab, model_changed, slider_patches
 
 from app.serve.panel_patches import PATCH_ACK
 
@@ -22,8 +22,8 @@ async def _drive(url: str) -> tuple[LabTab, float | None, str, str]:
         bad = await tab._patch_quietly([model_changed("p-no-such-model", "value", 1)])
         # Then one that asks: messages of one connection are handled in order, so when its OK
         # is here, a reply to any patch before it would have come first.
-        reply = await asyncio.wait_for(await tab._patch([model_changed(
-            tab.index.by_class["dp-slider-eps"], "value_throttled", 3.0)]), 30)
+        reply = await asyncio.wait_for(await tab._patch(slider_patches(
+            tab.index.by_class, tab.index.release_only, "eps", 3.0)[-1]), 30)
         return tab, move.latency, reply.msgtype, bad
     finally:
         await tab.close()

@@ -7,6 +7,7 @@ import re
 import pytest
 
 import app.cdf.widgets
+import app.lab.controls
 import app.lab.views
 import app.shell.exportbar
 import app.shell.template
@@ -28,10 +29,10 @@ def components() -> list[type[PlainJS]]:
 
 def test_every_component_of_the_app_is_plain_js() -> None:
     names = {c.__name__ for c in components()}
-    assert {"ButtonColumn", "ExportBar", "KeyBridge", "HtmlLang", "PageSetup",
+    assert {"ControlPanel", "ExportBar", "KeyBridge", "HtmlLang", "PageSetup",
             "UploadBox", "DensityPlot", "CurvePlot", "SimPlot"} <= names
-    for mod in (app.cdf.widgets, app.lab.views, app.shell.exportbar, app.shell.template,
-                app.shell.tour, app.shell.widgets):
+    for mod in (app.cdf.widgets, app.lab.controls, app.lab.views, app.shell.exportbar,
+                app.shell.template, app.shell.tour, app.shell.widgets):
         for obj in vars(mod).values():
             if isinstance(obj, type) and issubclass(obj, app.shell.plainjs.pn.custom.JSComponent):
                 assert issubclass(obj, PlainJS), obj
@@ -61,7 +62,7 @@ def test_different_modules_get_different_keys() -> None:
 
 def test_panels_dev_mode_keeps_its_own_compile() -> None:
     # --autoreload (dev): Panel compiles and re-imports a module whenever it is edited.
-    box = app.shell.widgets.ButtonColumn()
+    box = app.lab.controls.ControlPanel()
     box._debug = True  # type: ignore[attr-defined]
     props = box._get_properties(None)
     assert props["dev"] and props["bundle"] is None
