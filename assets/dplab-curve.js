@@ -14,7 +14,7 @@ export function render({ model, el }) {
   let frame = null, box = null, shown = null;  // the figure drawn last (its clicks)
 
   function draw() {
-    const d = model.data || {};
+    const d = plotData(model);
     const look = model.look || {};
     const { svg, w, h, font } = blankSvg(holder, el, look, d.title || "", 400);
     let top = 6 + (look.title_font || font) * 1.25;
@@ -89,7 +89,7 @@ export function render({ model, el }) {
     const r = shown.getBoundingClientRect();
     const x = ev.clientX - r.left, y = ev.clientY - r.top;
     if (x < box.left || x > box.left + frame.pw || y < box.top || y > box.top + frame.ph) return;
-    const d = model.data || {};
+    const d = plotData(model);
     model.send_msg({ tap: d.lo + ((x - box.left) / frame.pw) * (d.hi - d.lo) });
   });
   return mountPlot(model, holder, draw);

@@ -13,7 +13,7 @@ export function render({ model, el }) {
   holder.className = "dp-svg-plot";
 
   function draw() {
-    const d = model.data || {};
+    const d = plotData(model);
     const look = model.look || {};
     const { svg, w, h, font } = blankSvg(holder, el, look, d.aria || d.title || "", 400);
     const defs = svgEl("defs");

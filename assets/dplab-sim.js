@@ -12,7 +12,7 @@ export function render({ model, el }) {
   holder.className = "dp-svg-plot";
 
   function draw() {
-    const d = model.data || {};
+    const d = plotData(model);
     const look = model.look || {};
     const { svg, w, h, font } = blankSvg(holder, el, look, d.title || "", 360);
     const defs = svgEl("defs");

@@ -182,13 +182,26 @@ function blankSvg(holder, el, look, label, height) {
   return { svg, w, h, font: look.font || 16 };
 }
 
-// A view's life: `draw()` (returning its <svg>) runs now, when `data` or `look` change and
+// What a figure shows: its message (JSON text, app/shell/svgplot.py) decoded once per text.
+const decodedMessages = new WeakMap();
+
+function plotData(model) {
+  const text = model.message || "{}";
+  let seen = decodedMessages.get(model);
+  if (!seen || seen.text !== text) {
+    seen = { text, data: JSON.parse(text) };
+    decodedMessages.set(model, seen);
+  }
+  return seen.data;
+}
+
+// A view's life: `draw()` (returning its <svg>) runs now, when `message` or `look` change and
 // when the holder's width changes; the save bar's PNG of the view is registered under its key
 // (assets/dplab-export.js: figure "svg:<key>"). Returns the holder for Panel to attach.
 function mountPlot(model, holder, draw) {
   let svg = draw();
   const again = () => { svg = draw(); };
-  model.on(["data", "look"], again);
+  model.on(["message", "look"], again);
   let width = 0;
   const ro = new ResizeObserver(() => {
     const now = Math.floor(holder.clientWidth);

@@ -9,12 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from app.lab.card import CARD_CSS
-from app.lab.compute import (
-    CurveView,
-    DensityView,
-    SimulationView,
-)
+from app.lab.compute import curve_view, density_view, simulation
 from app.lab.state import EPS_MAX
+from app.lab.texts import curve_text, density_text, sim_text
 from app.lab.views import (
     CurvePlot,
     DensityPlot,
@@ -47,11 +44,13 @@ class LabFigures:
 
     if TYPE_CHECKING:  # what the page (or state) class provides
         state: LabState
+        lang: str
         pal: Palette
         _large: bool
         _dark: bool
 
         def _tr(self, key: str, **fmt: Any) -> str: ...
+        def _fold(self, key: str, body: str, *, folded: bool | None = None) -> str: ...
         def _safe(self, fn: Callable[..., object], *args: object) -> None: ...
         def _show_errors(self) -> None: ...
         def _theme_css(self) -> list[str]: ...
@@ -65,7 +64,7 @@ class LabFigures:
         self.dens_plot = DensityPlot(look=look, key="density", sizing_mode="stretch_width",
                                      height=height, css_classes=["dp-density-plot"])
         self.leg_dens = density_legend(p, self._tr)
-        self._dens_payload: dict[str, Any] = {}
+        self._dens_msg = svgplot.Message({})
         # A click in the curve's plot sets ε there.
         self.curve_plot = CurvePlot(on_tap=self._tap_at, look=look, key="curve",
                                     sizing_mode="stretch_width", height=height,
@@ -100,37 +99,70 @@ class LabFigures:
         self._safe(self.state.set_value, "eps", x)
         self._show_errors()
 
-    def _draw_density(self, dv: DensityView, sens: float, unit: str) -> None:
-        self._dens_payload = density_payload(dv, sens, self.state.sigma, unit, self._tr)
+    @property
+    def _dens_payload(self) -> dict[str, Any]:
+        return self._dens_msg.data
+
+    def _draw_density(self, sens: float, unit: str) -> None:
+        s = self.state
+        sigma, eps, lang = s.sigma, s.eps, self.lang
+
+        def make() -> tuple[svgplot.Message, str]:
+            dv = density_view(sens, sigma, eps)
+            text = self._fold("lab.fold.dens_text",
+                              density_text(dv, sens, sigma, eps, unit, lang))
+            return svgplot.Message(density_payload(dv, sens, sigma, unit, self._tr)), text
+
+        self._dens_msg, text = svgplot.shared(
+            ("lab.density", sens, sigma, eps, unit, lang, self._large), make)
         self._show_density()
+        self.dens_text.set_text(text)
 
     def _show_density(self, concealed: bool = False) -> None:
-        """The density figure's payload, with the tour's concealment (one message)."""
-        data = dict(self._dens_payload)
+        """The density figure's message, with the tour's concealment (one message)."""
         if concealed:
+            data = dict(self._dens_msg.data)
             data.update(sub=self._tr("tour.concealed_sub"), sub2="")
-        if data != self.dens_plot.data:
-            self.dens_plot.data = data
+            self.dens_plot.set_message(data)
+        else:
+            self.dens_plot.set_message(self._dens_msg)
 
-    def _draw_curve(self, cv: CurveView) -> None:
+    def _draw_curve(self, sens: float) -> None:
         s = self.state
-        show_lap = "laplace" in s.overlays and not cv.all_zero
-        show_cl = "classic" in s.overlays and not cv.all_zero
+        sigma, eps, delta, lang = s.sigma, s.eps, s.delta, self.lang
+        lo, hi, scale, claim = s.eps_lo, s.eps_hi, s.scale, s.claim.log10
+        overlays = tuple(s.overlays)
+
+        def make() -> tuple[svgplot.Message, str, tuple[bool, bool]]:
+            cv = curve_view(sens, sigma, eps, delta, lo, hi, scale, claimed_log10=claim)
+            show_lap = "laplace" in overlays and not cv.all_zero
+            show_cl = "classic" in overlays and not cv.all_zero
+            msg = svgplot.Message(curve_payload(cv, show_lap, show_cl, self._tr, sens, sigma))
+            text = self._fold("lab.fold.curve_text", curve_text(cv, delta, lang))
+            return msg, text, (show_lap, show_cl)
+
+        msg, text, key = svgplot.shared(
+            ("lab.curve", sens, sigma, eps, delta, lo, hi, scale, claim, overlays, lang,
+             self._large), make)
         # The legend lists the visible curves: made again only when an overlay is switched.
-        key = (show_lap, show_cl)
         if key != self._curve_legend_key:
             self._curve_legend_key = key
-            self._curve_overlays["lap"].visible = show_lap
-            self._curve_overlays["classic"].visible = show_cl
+            self._curve_overlays["lap"].visible, self._curve_overlays["classic"].visible = key
             self.curve_legend.set_text(legend_html(self.leg_curve, self._tr("lab.legend")))
-        sens = float(self._dens_payload.get("d", 0.0))
-        data = curve_payload(cv, show_lap, show_cl, self._tr, sens, s.sigma)
-        if data != self.curve_plot.data:
-            self.curve_plot.data = data
+        self.curve_plot.set_message(msg)
+        self.curve_text.set_text(text)
 
-    def _draw_sim(self, sv: SimulationView) -> None:
+    def _draw_sim(self, sens: float, unit: str) -> None:
         s = self.state
-        data = sim_payload(sv, float(self._dens_payload.get("d", 0.0)), s.sigma,
-                           self._dens_payload, self._tr)
-        if data != self.sim_plot.data:
-            self.sim_plot.data = data
+        sigma, eps, n, seed, lang = s.sigma, s.eps, s.sim_n, s.sim_seed, self.lang
+        dens = self._dens_payload
+
+        def make() -> tuple[svgplot.Message, str]:
+            sv = simulation(sens, sigma, eps, n, seed, -4.0 * sigma, sens + 4.0 * sigma)
+            msg = svgplot.Message(sim_payload(sv, sens, sigma, dens, self._tr))
+            return msg, sim_text(sv, eps, lang)
+
+        # (the density's message of the same state gives the threshold and the axis labels)
+        msg, text = svgplot.shared(("lab.sim", sens, sigma, eps, n, seed, unit, lang), make)
+        self.sim_plot.set_message(msg)
+        self.sim_text.set_text(text)

@@ -20,17 +20,11 @@ import lessons
 from app.lab import export
 from app.lab import tour as tour_mod
 from app.lab.card import CARD_CSS, PROJECTOR_CSS, card_html, card_theme_css, unit_label
-from app.lab.compute import (
-    curve_view,
-    density_view,
-    simulation,
-)
 from app.lab.controls import LabSidebar
 from app.lab.figures import LabFigures
 from app.lab.first_paint import first_paint_html
 from app.lab.follow import LabFollowable
 from app.lab.state import PRESETS, LabState
-from app.lab.texts import curve_text, density_text, sim_text
 from app.lab.tour import CONCEALED_HTML, TourPanel, TourState
 from app.shell import address, exportbar, options, theme, widgets
 from app.shell import template as layout
@@ -210,21 +204,13 @@ class LabPage(LabFigures, param.Parameterized):
         sens = float(queries.sensitivity(s.query, s.n, s.B))
         unit = unit_label(self.lang, queries.unit_key(s.query))
         heavy = names is None or bool(names & {"query", "n", "B", "sigma", "eps"})
+        # Each view's message and text are made once per worker and view state
+        # (app/shell/svgplot.py shared): a room's followers take the same objects.
         if heavy:
-            dv = density_view(sens, s.sigma, s.eps)
-            self._draw_density(dv, sens, unit)
-            self.dens_text.set_text(self._fold(
-                "lab.fold.dens_text", density_text(dv, sens, s.sigma, s.eps, unit, self.lang)))
+            self._draw_density(sens, unit)
         if heavy or (names is not None and bool(names & {"sim_n", "sim_seed"})):
-            lo, hi = -4.0 * s.sigma, sens + 4.0 * s.sigma
-            sv = simulation(sens, s.sigma, s.eps, s.sim_n, s.sim_seed, lo, hi)
-            self._draw_sim(sv)
-            self.sim_text.set_text(sim_text(sv, s.eps, self.lang))
-        cv = curve_view(sens, s.sigma, s.eps, s.delta, s.eps_lo, s.eps_hi, s.scale,
-                        claimed_log10=s.claim.log10)
-        self._draw_curve(cv)
-        self.curve_text.set_text(self._fold("lab.fold.curve_text",
-                                        curve_text(cv, s.delta, self.lang)))
+            self._draw_sim(sens, unit)
+        self._draw_curve(sens)
         self.address.update(**s.url_query())
         if self._hidden_for_tour or (self.tour is not None and self.tour.concealed):
             self._apply_concealment()

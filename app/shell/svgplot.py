@@ -7,11 +7,21 @@ and text sizes (set once per page). Its module (``assets/<name>.js``, with the s
 of ``assets/dplab-svgplot.js`` in front) draws the figure and redraws it when either changes.
 The save bar's PNG is drawn from the SVG in the browser (``figure_id`` "svg:<key>", see
 assets/dplab-export.js).
+
+What a figure shows travels as ONE JSON string (``message``), not as a nested dict: Bokeh walks
+a dict or list property's every element looking for models each time it is set (~0.5 ms per
+figure and move on /lab: ~80,000 calls per 40 moves, a third of a follower's refresh), and
+a string is one value. The string is made once per worker and figure state
+(:func:`shared`), so the followers of a room set the same object, and Bokeh encodes a string
+in one call.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
 import param
@@ -47,13 +57,69 @@ def module(name: str) -> str:
     return assets.text("dplab-svgplot.js") + "\n" + assets.text(name)
 
 
+def encode(data: dict[str, Any]) -> str:
+    """A figure's message: ``data`` as compact JSON (NaN and infinities are not JSON: the
+    payloads carry None for them, :func:`picture`)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class Message:
+    """A figure's payload and its JSON text, made together once (:func:`shared`)."""
+
+    __slots__ = ("data", "text")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.text = encode(data)
+
+
+_SHARED: OrderedDict[Hashable, Any] = OrderedDict()
+SHARED_SIZE = 2048  # entries (a few kB each): every figure of ~100 room and page states
+
+
+def shared(key: Hashable, make: Callable[[], Any]) -> Any:
+    """``make()`` once per worker and ``key`` (least recently used entries go first): what a
+    view shows is a function of a few state values, so every page in that state (a room's
+    followers) takes the same object. ``key`` names the view and every input it reads,
+    language and layout included."""
+    try:
+        _SHARED.move_to_end(key)
+        return _SHARED[key]
+    except KeyError:
+        pass
+    value = make()
+    _SHARED[key] = value
+    if len(_SHARED) > SHARED_SIZE:
+        _SHARED.popitem(last=False)
+    return value
+
+
 class SvgPlot(PlainJS):
-    """One figure drawn by the browser from ``data`` and ``look``."""
+    """One figure drawn by the browser from ``message`` (its data as JSON) and ``look``."""
 
     __abstract = True
 
-    data = param.Dict(default={}, doc="What the figure shows (numbers, arrays, texts).")
+    message = param.String(default="{}", doc="What the figure shows, as JSON (see data).")
     look = param.Dict(default={}, doc="Colours and text sizes of the page's theme.")
     key = param.String(default="", doc="The figure's name for the save bar (svg:<key>).")
 
     _stylesheets: ClassVar[list[str]] = [assets.text("dplab-svgplot.css")]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """What the figure shows (the decoded message)."""
+        text = self.message
+        cached = getattr(self, "_decoded", None)
+        if cached is None or cached[0] is not text:
+            cached = (text, json.loads(text))
+            self._decoded = cached
+        return cached[1]
+
+    def set_message(self, msg: Message | dict[str, Any]) -> None:
+        """Show ``msg`` (a :class:`Message`, or a dict encoded here); nothing is sent when the
+        figure already shows it."""
+        text = msg.text if isinstance(msg, Message) else encode(msg)
+        if text != self.message:
+            if isinstance(msg, Message):
+                self._decoded = (text, msg.data)
+            self.message = text

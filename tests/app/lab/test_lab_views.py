@@ -83,3 +83,31 @@ def test_the_simulation_message_is_the_histograms_on_their_bins() -> None:
         assert 0.98 < area <= 1.0 + 1e-3
     assert (s["lo"], s["hi"]) == (p.dens_plot.data["lo"], p.dens_plot.data["hi"])
     assert s["t"] == p.dens_plot.data["t"]
+
+
+def test_pages_in_the_same_state_share_each_figures_message() -> None:
+    # A room's followers: the same message objects, made once per worker (svgplot.shared).
+    a, b = page(sigma=1.7, eps=0.9), page(sigma=1.7, eps=0.9)
+    for name in ("dens_plot", "curve_plot", "sim_plot"):
+        ma, mb = getattr(a, name).message, getattr(b, name).message
+        assert isinstance(ma, str) and ma is mb  # one JSON text: Bokeh sets it as one value
+    assert a.curve_text.object is b.curve_text.object
+    c = page(sigma=1.8, eps=0.9)
+    assert c.curve_plot.message != a.curve_plot.message
+    assert c.curve_plot.data["sigma"] == 1.8
+
+
+def test_the_language_and_the_layout_are_part_of_a_shared_message() -> None:
+    en, ko = LabPage(LabState(), "en"), LabPage(LabState(), "ko")
+    assert en.curve_plot.data["title"] != ko.curve_plot.data["title"]
+    big = LabPage(LabState(), "en", large=True)
+    assert big.curve_text.object != en.curve_text.object  # folded on the projector
+    assert big.curve_plot.message == en.curve_plot.message
+
+
+def test_a_message_is_strict_json_without_nan() -> None:
+    p = page()
+    p.state.load_preset("const")
+    for name in ("dens_plot", "curve_plot", "sim_plot"):
+        text = getattr(p, name).message
+        json.loads(text, parse_constant=lambda c: pytest.fail(f"{name}: {c} in JSON"))
