@@ -1,5 +1,5 @@
 // dplab: the lab's controls in one component (app/lab/controls.py ControlPanel; style: dplab-lab-controls.css).
-// The server sends the markup once (labels, names, values) and then a small `values` dict and
+// The server sends the markup once (labels, names, values) and then a small `values` (JSON) and
 // the `errors` when they change. Each commit of the student is one message:
 //   {k: "text", c, v}     Enter in a field, or leaving a field whose text changed
 //   {k: "slider", c, v}   a slider's release (a key press is one; a drag sends on release)
@@ -100,7 +100,7 @@ export function render({ model, el }) {
 
   // ---- the server's values ----------------------------------------------------------------
   function showValues() {
-    const v = model.values || {};
+    const v = JSON.parse(model.values || "{}");
     for (const [c, text] of Object.entries(v.fields || {})) {
       const input = fields[c];
       if (!input || dirty.has(c)) continue;

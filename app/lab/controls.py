@@ -32,7 +32,7 @@ import param
 
 from app.lab.card import unit_label
 from app.lab.state import PRESET_BY_KEY, PRESETS
-from app.shell import assets
+from app.shell import assets, svgplot
 from app.shell.i18n import t
 from app.shell.numbers import fmt_input
 from app.shell.plainjs import PlainJS
@@ -218,7 +218,10 @@ class ControlPanel(PlainJS):
     browser is a dict ``{"k": kind, "c": control, "v": value}`` handed to ``on_message``."""
 
     markup = param.String(default="", doc="The controls' HTML (server-made, escaped).")
-    values = param.Dict(default={}, doc="Field texts, slider positions, choices, labels.")
+    # JSON text, not a dict: Bokeh walks a dict's every element for models on each set
+    # (~0.6 ms per follower and teacher move, app/shell/svgplot.py says more).
+    values = param.String(default="{}", doc="Field texts, slider positions, choices, labels "
+                          "(JSON).")
     errors = param.Dict(default={}, doc="Control -> its error message.")
 
     _esm = assets.path("dplab-lab-controls.js")
@@ -252,7 +255,8 @@ class LabSidebar:
                *(["dp-large"] if large else [])]
         self._values = control_values(state, lang)
         self.panel = ControlPanel(on_message=self.receive, markup=controls_html(state, lang),
-                                  values=self._values, errors=error_messages(state, lang),
+                                  values=svgplot.encode(self._values),
+                                  errors=error_messages(state, lang),
                                   sizing_mode="stretch_width", margin=0, css_classes=cls)
 
     # ---- the state into the controls -------------------------------------------------------
@@ -264,7 +268,7 @@ class LabSidebar:
         changed = values != self._values
         if changed:
             self._values = values
-            self.panel.values = values
+            self.panel.values = svgplot.encode(values)
         errors = error_messages(s, self.lang) if s.errors else {}
         if errors != self.panel.errors:
             self.panel.errors = errors

@@ -35,7 +35,8 @@ def send(page: LabPage, **msg: Any) -> None:
 
 
 def values(page: LabPage) -> dict[str, Any]:
-    return page.controls.panel.values
+    decoded: dict[str, Any] = json.loads(page.controls.panel.values)  # JSON: one Bokeh value
+    return decoded
 
 
 def expected_fields(s: LabState) -> dict[str, str]:
@@ -103,7 +104,7 @@ def test_a_text_that_changes_nothing_is_shown_as_the_state_has_it() -> None:
     sent: list[Any] = []
     page.controls.panel.param.watch(lambda e: sent.append(e.new), "values")
     send(page, k="text", c="sigma", v="1.0")  # the same σ = 1
-    assert page.state.sigma == 1.0 and sent and sent[-1]["fields"]["sigma"] == "1"
+    assert page.state.sigma == 1.0 and sent and json.loads(sent[-1])["fields"]["sigma"] == "1"
 
 
 def test_malformed_messages_change_nothing() -> None:
