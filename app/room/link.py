@@ -117,6 +117,7 @@ class RoomLink:
                                      css_classes=["dp-room-dist-pane"], visible=False)
         self.ask_btn: pn.widgets.Button | None = None
         self.reveal_btn: pn.widgets.Button | None = None
+        self._rendered: tuple[Any, ...] | None = None  # what a student's banner shows now
 
     # ---- PageLink ------------------------------------------------------------------------
     def attach(self, page: Followable) -> list[Any]:
@@ -404,6 +405,15 @@ class RoomLink:
     # ---- view ------------------------------------------------------------------------------
     def _render(self) -> None:
         st, lang = self.state, self.lang
+        if st.role == "student":
+            # A follower renders on every teacher move; what it shows changes far less often
+            # (a quiz's buttons were made again each time): skipped when nothing it reads did.
+            key = (st.status, st.following, st.code, repr(st.question), st.answered,
+                   st.answered_id, st.answer_result, st.answer_refused, st.follows, lang,
+                   self.toggle is not None)
+            if key == self._rendered:
+                return
+            self._rendered = key
         code = html.escape(st.code or "")
         text = t(st.banner_key(), lang, code=code)
         extra = ""

@@ -6,6 +6,7 @@ at once (the card may be concealed). A real lab page and room link, no server.""
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -74,8 +75,9 @@ def test_the_card_first_then_the_rest() -> None:
         assert link not in link_mod.SLOW_LANE.queue
         # the page's own refresh made the same card: nothing else to send
         assert lab.card.object == card_of(ROOM_LAB, "en", False)
-        assert lab.controls.panel.values["fields"]["sigma"] == "2.5"  # the controls too
-        assert abs(lab.controls.panel.values["sliders"]["sigma"][0] - math.log10(2.5)) < 1e-9
+        shown = json.loads(lab.controls.panel.values)  # (JSON text: one Bokeh value)
+        assert shown["fields"]["sigma"] == "2.5"  # the controls too
+        assert abs(shown["sliders"]["sigma"][0] - math.log10(2.5)) < 1e-9
         await hub.stop()
 
     asyncio.run(body())
