@@ -24,7 +24,7 @@
         if (overlay) { closeHelp(); return; }
         before = document.activeElement;
         overlay = document.createElement("div");
-        overlay.className = "dp-help-overlay";
+        overlay.className = "dp-help-overlay dp-no-print";  // (dplab.css: not in print)
         overlay.setAttribute("role", "dialog");
         overlay.setAttribute("aria-modal", "true");
         overlay.setAttribute("aria-labelledby", "dp-help-title");

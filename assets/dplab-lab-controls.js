@@ -3,7 +3,7 @@
 // the `errors` when they change. Each commit of the student is one message:
 //   {k: "text", c, v}     Enter in a field, or leaving a field whose text changed
 //   {k: "slider", c, v}   a slider's release (a key press is one; a drag sends on release)
-//   {k: "query"|"scale"|"overlays"|"preset"|"resample", v}
+//   {k: "query"|"scale"|"overlays"|"preset"|"resample", v}   (each with n, its number)
 // A field the student is editing is never overwritten by the server's values (it would lose
 // what is being typed); a rejected text stays with its message until it is fixed.
 
@@ -30,7 +30,11 @@ export function render({ model, el }) {
   const root = document.createElement("div");
   root.className = "dp-controls";
   root.innerHTML = model.markup;
-  const send = (msg) => model.send_msg(msg);
+  // Each commit is numbered; the server's values carry the number of the last one it took
+  // (`ack`). Values that answer an earlier commit leave the sliders alone: with a held arrow
+  // key, the answer to the first press would otherwise move the handle back under the next.
+  let sent = 0;
+  const send = (msg) => model.send_msg({ ...msg, n: ++sent });
   const fields = {};
   for (const input of root.querySelectorAll("input[data-control]")) {
     fields[input.dataset.control] = input;
@@ -107,9 +111,10 @@ export function render({ model, el }) {
       if (input.value !== text) input.value = text;
       lastSent[c] = text;
     }
+    const inFlight = (v.ack || 0) < sent;
     for (const [c, [x, value]] of Object.entries(v.sliders || {})) {
       const input = sliders[c];
-      if (!input || dragging.has(c) || value < 0) continue;
+      if (!input || dragging.has(c) || value < 0 || inFlight) continue;
       // a slider whose position already gives the state's value stays where it is
       if (SLIDER_VALUE[c](Number(input.value)) !== value) {
         input.value = String(x);
@@ -156,6 +161,17 @@ export function render({ model, el }) {
       }
     }
   }
+
+  // ---- focus ------------------------------------------------------------------------------
+  // A control that takes the focus (Tab, a label's click) is brought wholly into view: the
+  // browser's own scroll on focus left a field or the σ handle half below a 1366×768 screen
+  // (issue 39, 6b). "nearest": nothing moves when it is on the screen already.
+  root.addEventListener("focusin", (e) => {
+    const target = e.target;
+    if (target && typeof target.scrollIntoView === "function") {
+      target.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
+  });
 
   showValues();
   showErrors();

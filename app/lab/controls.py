@@ -253,6 +253,7 @@ class LabSidebar:
         self.state, self.lang, self._safe = state, lang, safe
         cls = ["dp-lab-controls", *(["dp-dark"] if dark else []),
                *(["dp-large"] if large else [])]
+        self._ack = 0  # the number of the browser's last commit taken
         self._values = control_values(state, lang)
         self.panel = ControlPanel(on_message=self.receive, markup=controls_html(state, lang),
                                   values=svgplot.encode(self._values),
@@ -265,6 +266,8 @@ class LabSidebar:
         values were sent."""
         s = self.state
         values = control_values(s, self.lang)
+        if self._ack:
+            values["ack"] = self._ack  # (assets/dplab-lab-controls.js: commits in flight)
         changed = values != self._values
         if changed:
             self._values = values
@@ -280,6 +283,9 @@ class LabSidebar:
         ``v`` its position), query / scale (``v``), overlays (``v`` a list), preset (``v``
         its key), resample. Anything malformed is ignored (logged)."""
         kind, c, v = msg.get("k"), msg.get("c"), msg.get("v")
+        n = msg.get("n")
+        if isinstance(n, int) and not isinstance(n, bool) and n > self._ack:
+            self._ack = n  # the browser's commit number, sent back with the values
         s = self.state
         try:
             if kind == "text" and c in TEXT_CONTROLS and isinstance(v, str):

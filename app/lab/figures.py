@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from app.lab.card import CARD_CSS
+from app.lab.card import CARD_CSS, PROJECTOR_CSS
 from app.lab.compute import curve_view, density_view, simulation
 from app.lab.state import EPS_MAX
 from app.lab.texts import curve_text, density_text, sim_text
@@ -84,8 +84,10 @@ class LabFigures:
         self.curve_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
         self.sim_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
         legend = self._tr("lab.legend")
+        # (the projector's type sizes, PROJECTOR_CSS, reach the legends too)
+        legend_css = [LEGEND_CSS, *([PROJECTOR_CSS] if self._large else [])]
         self.dens_legend, self.curve_legend, self.sim_legend = (
-            widgets.TextPane(legend_html(entries, legend), stylesheets=[LEGEND_CSS],
+            widgets.TextPane(legend_html(entries, legend), stylesheets=legend_css,
                              sizing_mode="stretch_width", margin=(0, 5))
             for entries in (self.leg_dens, self.leg_curve, self.leg_sim))
 

@@ -26,7 +26,7 @@ from app.lab.first_paint import first_paint_html
 from app.lab.follow import LabFollowable
 from app.lab.state import PRESETS, LabState
 from app.lab.tour import CONCEALED_HTML, TourPanel, TourState
-from app.shell import address, exportbar, options, theme, widgets
+from app.shell import address, assets, exportbar, options, theme, widgets
 from app.shell import template as layout
 from app.shell.follow import PageLink
 from app.shell.i18n import t
@@ -41,6 +41,8 @@ BURST_MS = 400
 PLOT_PAUSE_MS = 150
 
 log = logging.getLogger(__name__)
+
+PAGE_CSS = assets.text("dplab-lab-page.css")
 
 
 class LabPage(LabFigures, param.Parameterized):
@@ -290,7 +292,8 @@ class LabPage(LabFigures, param.Parameterized):
                        f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>')
             if self._large else
             f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>',
-            sizing_mode="stretch_width", stylesheets=[CARD_CSS])
+            sizing_mode="stretch_width",
+            stylesheets=[CARD_CSS, *([PROJECTOR_CSS] if self._large else [])])
         dens = self.dens_plot
         # On the projector the curve is on the first screen; elsewhere it waits below it.
         # (one model: on the first screen or below it, it is in the page from the start)
@@ -320,7 +323,8 @@ class LabPage(LabFigures, param.Parameterized):
             sim_card = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
                                collapsed=True, sizing_mode="stretch_width",
                                css_classes=["dp-sim-card"])
-            exports = pn.Column(self.exports(), sizing_mode="stretch_width", margin=0)
+            exports = widgets.screen_only(
+                pn.Column(self.exports(), sizing_mode="stretch_width", margin=0))
             self._answer_panes = [curve_fig, self.curve_legend, texts, exports, sim_card]
             plots.objects[1].objects = [self.conceal_note, *plots.objects[1].objects]
             self._apply_concealment()
@@ -335,8 +339,10 @@ class LabPage(LabFigures, param.Parameterized):
         curve = pn.Column(curve_head, self.conceal_note, curve_fig, self.curve_legend,
                           self.curve_text, sizing_mode="stretch_width")
         sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
-        # (in a column: the bar's own :host rule would keep it shown when hidden)
-        exports = pn.Column(self.exports(), sizing_mode="stretch_width", margin=0)
+        # (in a column: the bar's own :host rule would keep it shown when hidden; the save
+        # bar is left out of print)
+        exports = widgets.screen_only(
+            pn.Column(self.exports(), sizing_mode="stretch_width", margin=0))
         self._answer_panes = [curve_fig, self.curve_legend, self.curve_text, self.dens_text,
                               exports, sim]
         self._apply_concealment()
@@ -375,6 +381,7 @@ def create_page(lang: str | None = None, link: PageLink | None = None, *, ahead:
                        main=[*extra, *lab.main()], sidebar=side,
                        sidebar_width=480 if options.is_large() else 380,
                        option_notice_shown=False, first_paint=lab.first_paint())
+    tmpl.config.raw_css.append(PAGE_CSS)  # the sidebar no taller than the screen
     if ahead:
         lab.build_hidden_parts()
     doc = pn.state.curdoc
@@ -444,7 +451,7 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
             lab.state.notices = [*lab.state.notices,
                                  ("lab.url.bad", {"name": "tour", "value": tour_arg[:40]})]
             lab.address.update(tour="")  # the rejected step leaves the address
-    return [bridge, panel.opener, panel.panel]
+    return [bridge, widgets.screen_only(panel.opener), panel.panel]
 
 
 def lessons_tour(lang: str) -> tuple[lessons.TourStep, ...]:

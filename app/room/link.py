@@ -141,6 +141,7 @@ class RoomLink:
             self.toggle = pn.widgets.Toggle(
                 label=t("room.follow.detach", self.lang), value=self.state.following,
                 color="primary", css_classes=["dp-follow"], margin=(0, 0, 6, 0))
+            widgets.screen_only(self.toggle)  # not in print
             self.toggle.param.watch(self._on_toggle, "value")
             objects += [self.toggle, self.question_pane]
             page.on_prediction(self._on_prediction)
@@ -408,12 +409,12 @@ class RoomLink:
         if st.role == "student":
             # A follower renders on every teacher move; what it shows changes far less often
             # (a quiz's buttons were made again each time): skipped when nothing it reads did.
-            key = (st.status, st.following, st.code, repr(st.question), st.answered,
-                   st.answered_id, st.answer_result, st.answer_refused, st.follows, lang,
-                   self.toggle is not None)
-            if key == self._rendered:
+            reads = (st.status, st.following, st.code, repr(st.question), st.answered,
+                     st.answered_id, st.answer_result, st.answer_refused, st.follows, lang,
+                     self.toggle is not None)
+            if reads == self._rendered:
                 return
-            self._rendered = key
+            self._rendered = reads
         code = html.escape(st.code or "")
         text = t(st.banner_key(), lang, code=code)
         extra = ""

@@ -118,3 +118,18 @@ class ImmediateIntSlider(pn.widgets.IntSlider):
 class ImmediateText(pn.widgets.TextInput):
     # value changes only on Enter / leaving the field: nothing to batch either.
     _debounce = 0
+
+
+NO_PRINT = "dp-no-print"
+NO_PRINT_CSS = assets.text("dplab-no-print.css")
+
+
+def screen_only(obj: Any) -> Any:
+    """``obj`` (a Panel component) left out of print: the class ``dp-no-print`` on its host and
+    the rule that hides it inside its own shadow root (assets/dplab-no-print.css; the page's
+    style sheet cannot reach a component nested in another's shadow root). Returns ``obj``."""
+    if NO_PRINT not in obj.css_classes:
+        obj.css_classes = [*obj.css_classes, NO_PRINT]
+    if NO_PRINT_CSS not in obj.stylesheets:
+        obj.stylesheets = [*obj.stylesheets, NO_PRINT_CSS]
+    return obj

@@ -195,3 +195,18 @@ def test_a_preset_button_loads_its_preset() -> None:
     assert lab.state.sigma == target.sigma and lab.state.query == target.query
     assert f'dp-sigma">{target.sigma:g}<' in lab.card.object
     assert values(lab)["fields"]["sigma"] == f"{target.sigma:g}"
+
+
+def test_the_values_name_the_last_commit_taken() -> None:
+    # assets/dplab-lab-controls.js leaves its sliders alone while later commits are in flight
+    page = LabPage(LabState(), "en")
+    assert "ack" not in values(page)  # nothing committed yet
+    send(page, k="slider", c="sigma", v=0.01, n=1)
+    send(page, k="slider", c="sigma", v=0.02, n=2)
+    assert values(page)["ack"] == 2
+    send(page, k="slider", c="sigma", v=0.01, n=1)  # a late or repeated number: no step back
+    assert values(page)["ack"] == 2
+    send(page, k="nonsense", n=3)  # an ignored message is answered too
+    assert values(page)["ack"] == 3
+    send(page, k="text", c="sigma", v="2", n=True)  # not a number: not taken as one
+    assert values(page)["ack"] == 3 and page.state.sigma == 2.0
