@@ -8,6 +8,7 @@ exported files), the others are the display forms with a fixed number of digits.
 from __future__ import annotations
 
 import math
+import unicodedata
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,16 +69,32 @@ def fmt_repr(x: float) -> str:
     return repr(float(x))
 
 
+def _halfwidth(c: str) -> str:
+    # NFKC of the full-width forms (U+FF01-U+FF5E) and the ideographic space only: NFKC of
+    # every character would also read a superscript "10²" as "102", a different number
+    return unicodedata.normalize("NFKC", c) if "\uff01" <= c <= "\uff5e" or c == "\u3000" else c
+
+
+def ascii_number_text(text: str) -> str:
+    """User text with full-width characters in their NFKC form (the digits, signs and marks a
+    Korean or Japanese input method types: "１．５", "－２", "１ｅ－６" become ASCII), every
+    space removed and the Unicode minus as ``-``: the text a field shows once its number is
+    accepted (/lab and /cdf)."""
+    s = "".join(_halfwidth(c) for c in str(text))
+    return "".join(s.split()).replace("\u2212", "-")
+
+
 def clean_number_text(text: str) -> str:
-    """User text with spaces removed, the Unicode minus as ``-`` and a lone ``,`` as ``.``."""
-    s = str(text).strip().replace(" ", "").replace("\u2212", "-")
+    """:func:`ascii_number_text`, and a lone ``,`` as the decimal mark ``.`` (/lab)."""
+    s = ascii_number_text(text)
     if s.count(",") == 1 and "." not in s:
         s = s.replace(",", ".")
     return s
 
 
 def parse_number(text: str) -> float:
-    """A finite float from user text; ``,`` as a decimal mark and spaces are tolerated.
+    """A finite float from user text; full-width characters (NFKC), ``,`` as a decimal mark
+    and spaces are tolerated (:func:`clean_number_text`).
 
     Raises ValueError for text that is not a finite number (nan, inf, words).
     """

@@ -170,3 +170,37 @@ def test_class_cdf_release_audited() -> None:
     with pytest.raises(P.PollError):
         P.release_cdf(vals, 0, 12, 1.0, 1e-5, "auto")  # an explicit method only
     assert P.true_cdf([1, 2, 2, 5], [0, 1, 2, 4, 5]) == [0, 0.25, 0.75, 0.75, 1.0]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_formula_names_the_class_share_pi_hat_and_says_clipping_biases_it(lang: str) -> None:
+    """Issue 39 (11): the class share is π̂, p stays the probability of keeping the answer;
+    the estimate shown large is clipped to [0, 1], which biases it, and the unclipped value is
+    in the teacher's table (12 "no" reports at ε = ln 3: π̂ = −50 %, shown as 0 %)."""
+    import html
+    import re
+
+    from app.room import poll_render
+    from app.shell.i18n import t
+
+    poll = P.new_poll(question="q", preset="", eps=math.log(3))
+    res = P.results(poll, {f"s{i}": "1" for i in range(12)})
+    page = html.unescape(re.sub(r"<[^>]+>", " ", poll_render.results_html(poll, res, lang)))
+    formula = t("poll.res.formula2", lang, p="0.7500", q="0.2500")
+    assert formula in page
+    assert "p̂" not in page and "π̂ = (ȳ − (1 − p)) / (2p − 1)" in formula
+    assert "π̂ ± 1.96" in formula and "0.7500" in formula
+    words = {"en": ("probability that a true answer is sent as it is", "biased", "clipped"),
+             "ko": ("진짜 답을 그대로 보낼 확률", "편향이 생깁니다", "클리핑")}[lang]
+    assert all(w in formula for w in words), formula
+    assert t("poll.res.col.est", lang).split("(")[0].strip() in formula  # names the column
+    # the big estimate is clipped, the unbiased −50 % is in the table
+    assert re.search(r"−?-?50\.0 %", page)
+    big = re.search(r'class="dp-poll-estimate">([^<]+)<',
+                    poll_render.results_html(poll, res, lang))
+    assert big and big.group(1) == "0.0 %"
+    k3 = P.new_poll(question="q", preset="", eps=1.0, kind="choice", options=["a", "b", "c"])
+    text = t("poll.res.formulak", lang, p="0.5761", q="0.2119")
+    assert "π̂ = (ȳ − q) / (p − q)" in text and words[1] in text
+    assert text in html.unescape(poll_render.results_html(
+        k3, P.results(k3, {"s1": "0", "s2": "1"}), lang))

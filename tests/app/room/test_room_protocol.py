@@ -288,7 +288,7 @@ async def _tour_ask_and_reveal(base: str) -> None:
     # ask the class: every follower is asked in the tour panel, in their own language
     assert (await post("ask")).code == 303
     await banner(a, "pick one answer in the tour panel")
-    await banner(b, "투어 창에서 답을 하나 고르세요")
+    await banner(b, "둘러보기 패널에서 답을 하나 고르세요")
     data = await room_api(base, code, cookie)
     assert data["question"]["kind"] == "tour" and data["question"]["ref"] == "2"
     assert data["counts"] == [0, 0] and not data["question"]["revealed"]
