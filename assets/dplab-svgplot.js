@@ -101,8 +101,11 @@ function drawFrame(svg, box, x, y, look) {
     const px = sx(v);
     g.appendChild(svgEl("line", { x1: px, x2: px, y1: box.top, y2: box.top + ph,
       stroke: look.grid, "stroke-width": 1 }));
-    g.appendChild(svgEl("text", { x: px, y: box.top + ph + font * 1.3, "text-anchor": "middle" },
-      tickLabel(v, xt.step)));
+    // a label that would cross the figure's right edge ends there (the projector's "10.0")
+    const label = tickLabel(v, xt.step);
+    const atEdge = px + label.length * font * 0.32 > box.w - 2;
+    g.appendChild(svgEl("text", { x: atEdge ? box.w - 2 : px, y: box.top + ph + font * 1.3,
+      "text-anchor": atEdge ? "end" : "middle" }, label));
   }
   for (const v of yt.ticks) {
     const py = sy(v);
