@@ -21,6 +21,8 @@ from app.cdf.views import metrics_html, table_html
 from app.shell import theme
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from app.cdf.state import CDFState
 
 # Okabe-Ito colours, each with its own dash pattern (colour is never the only signal).
@@ -46,6 +48,7 @@ class CDFFigures:
         large: bool
         w_all: pn.widgets.Button
         w_pp_view: pn.widgets.Button
+        hide: Mapping[str, str]  # messages swapped while the tour waits (app/cdf/tour.py)
 
         def tr(self, key: str, **fmt: Any) -> str: ...
 
@@ -245,7 +248,8 @@ class CDFFigures:
         self.w_all.visible = not rows
         # auto: say what it chose (tree or histogram) and why, and offer the PP view
         auto = s.method == "auto"
-        self.auto_box.object = views.auto_choice_html(s, self.lang) if auto else ""
+        self.auto_box.object = (views.auto_choice_html(s, self.lang, self.hide) if auto
+                                else "")
         self.w_pp_view.visible = auto and not info.available
 
     def _refresh_degree(self, info: Any) -> None:
@@ -280,7 +284,7 @@ class CDFFigures:
         self.deg_span.location = info.in_use
         self.deg_label.x = info.in_use
         self.deg_label.text = f"K = {info.in_use}"
-        self.degree_table.object = views.degree_table_html(errs, info, self.lang)
+        self.degree_table.object = views.degree_table_html(errs, info, self.lang, self.hide)
 
     def _refresh_stream(self) -> None:
         s = self.state

@@ -16,7 +16,7 @@ import param
 from app.cdf.records import (
     Message,
 )
-from app.shell.numbers import fmt_input
+from app.shell.numbers import ascii_number_text, fmt_input
 from dpcore.cdf.datasets import REAL, SYNTHETIC
 from dpcore.cdf.lattice import LATTICE_LIMIT, check_granularity
 from dpcore.errors import DPError
@@ -75,7 +75,7 @@ def _parse_float(raw: object) -> float | None:
     if isinstance(raw, (int, float, np.integer, np.floating)):
         x = float(raw)
     else:
-        s = str(raw).strip().replace("−", "-")
+        s = ascii_number_text(str(raw))  # full-width "１．５" is 1.5 (issue 39)
         if not s or len(s) > 40:
             return None
         try:
@@ -216,7 +216,7 @@ class CDFInputs:
                 return ("cdf.err.empty", {"name": name})
             try:  # "1e999" is a number, too large for a double ("inf" is not a number)
                 huge = any(c.isdigit() for c in text) and math.isinf(
-                    float(text.replace("−", "-")))
+                    float(ascii_number_text(text)))
             except ValueError:
                 huge = False
             if huge:
@@ -256,7 +256,7 @@ class CDFInputs:
             if x is None:
                 try:  # a number too large for a double ("1e999") is still a number
                     too_big = any(c.isdigit() for c in text) and math.isinf(
-                        float(text.replace("−", "-")))
+                        float(ascii_number_text(text)))
                 except ValueError:
                     too_big = False
                 if not too_big:

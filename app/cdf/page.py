@@ -29,7 +29,7 @@ from app.cdf import export, views
 from app.cdf import tour as cdf_tour
 from app.cdf.controls import CDFControls
 from app.cdf.figures import CDFFigures
-from app.cdf.inputs import METHODS
+from app.cdf.inputs import METHOD_CHOICES, METHODS
 from app.cdf.panes import text_pane
 from app.cdf.records import DataUnavailable, Message
 from app.cdf.state import CDFState
@@ -37,6 +37,7 @@ from app.cdf.views import metrics_html, privacy_html, table_html
 from app.shell import address, exportbar, options
 from app.shell import template as layout
 from app.shell.i18n import t
+from app.shell.numbers import ascii_number_text
 from app.shell.options import request_language
 
 __all__ = ["CDFPage", "CDFState", "create_page", "metrics_html", "privacy_html", "table_html"]
@@ -64,6 +65,13 @@ class CDFPage(CDFControls, CDFFigures):
         self._upload_error: Message | None = None
         self._notices = list(notices or [])
         self._url_pending = False
+        # the guided tour (attach_tour) and what it hides while a prediction is open: message
+        # key -> the key shown instead (app/cdf/tour.py CONCEAL); read by tr() and the views
+        self.tour: cdf_tour.CDFTourState | None = None
+        self.hide: dict[str, str] = {}
+        self._intro: Any = None
+        self._side_heads: list[tuple[Any, str, str]] = []  # (pane, key, text shown)
+        self.conceal_note = text_pane("", visible=False, css_classes=["dp-cdf-conceal-note"])
         self.address = address.AddressBar()
         self._build_widgets()
         self._build_figures()
@@ -71,7 +79,85 @@ class CDFPage(CDFControls, CDFFigures):
         self.refresh(None)
 
     def tr(self, key: str, **fmt: Any) -> str:
-        return t(key, self.lang, **fmt)
+        """A message of the page's language (or, while the tour hides it, the one shown
+        instead)."""
+        return t(self.hide.get(key, key), self.lang, **fmt)
+
+    # ---- the guided tour's concealment -------------------------------------------------------
+    def attach_tour(self, tour: cdf_tour.CDFTourState) -> None:
+        """Hide what answers the tour's open prediction, from now on (before the page is
+        sent, so a page opened at ``tour=1`` never carries the answer)."""
+        self.tour = tour
+        tour.param.watch(lambda _e: self._safe(self._apply_hiding), "hiding")
+        self._apply_hiding()
+
+    def _apply_hiding(self) -> None:
+        """Swap every text that answers the open prediction (visible text, labels, options,
+        headings) or put it back, and say so in a note above the page."""
+        hide = self.tour.hidden() if self.tour is not None else {}
+        if hide == self.hide:
+            return
+        self.hide = hide
+        self._syncing = True
+        try:
+            self.w_seed.label = self.tr("cdf.ctl.noise_seed")
+            self.w_new_noise.label = self.tr("cdf.ctl.new_noise")
+            self.w_method.options = {self.tr(f"cdf.method.{m}"): m for m in METHOD_CHOICES}
+            self.w_method.value = self.state.method
+        finally:
+            self._syncing = False
+        for i, (pane, key, shown) in enumerate(self._side_heads):
+            now = html.escape(self.tr(key))
+            if now != shown:
+                pane.object = pane.object.replace(f">{shown}<", f">{now}<")
+                self._side_heads[i] = (pane, key, now)
+        if self._intro is not None:
+            self._intro.object = self._intro_text()
+        if hide and self.tour is not None:
+            note = t("cdftour.concealed", self.lang,
+                     what=t(f"cdftour.hidden.{self.tour.hiding}", self.lang))
+            self.conceal_note.object = (f'<p class="dp-cdf-box" role="status">'
+                                        f"{html.escape(note)}</p>")
+        if self.conceal_note.visible != bool(hide):
+            self.conceal_note.visible = bool(hide)
+        info = self._sync_degree()
+        try:
+            self.state.data()
+        except DataUnavailable:
+            return
+        self.degree_side.object = views.degree_side_html(self.state, info, self.lang, self.hide)
+        if self.state.method == "auto":
+            self.auto_box.object = views.auto_choice_html(self.state, self.lang, self.hide)
+        self._later("degree")  # the table under the error-by-degree plot
+
+    def _input(self, name: str, value: Any) -> None:
+        super()._input(name, value)
+        # A number typed with full-width characters ("１．５", "－２") is read in its ASCII
+        # form (app/shell/numbers.py); once accepted, its field shows that form, also when the
+        # value did not change (then nothing else rewrites the field).
+        field = {"n": self.w_n, "eps": self.w_eps, "delta": self.w_delta,
+                 "noise_seed": self.w_seed, "stream_parts": self.w_parts,
+                 "lattice_h": self.w_h, "upload_lo": self.w_lo, "upload_hi": self.w_hi}.get(name)
+        if field is None or not isinstance(value, str) or name in self._errors:
+            return
+        ascii_text = ascii_number_text(value)
+        if ascii_text != value and field.value == value:
+            self._syncing = True
+            try:
+                field.value = ascii_text
+            finally:
+                self._syncing = False
+
+    def sidebar(self) -> list[Any]:
+        items = super().sidebar()
+        # the headings a tour step may swap (found by their text: CDFControls builds them)
+        self._side_heads = []
+        for key in {k for swap in cdf_tour.CONCEAL.values() for k in swap}:
+            shown = html.escape(self.tr(key))
+            for it in items:
+                if isinstance(getattr(it, "object", None), str) and f">{shown}</h2>" in it.object:
+                    self._side_heads.append((it, key, shown))
+        return items
 
     # ---- state -> page ------------------------------------------------------------------------
     def _on_state(self, *events: Any) -> None:
@@ -123,7 +209,7 @@ class CDFPage(CDFControls, CDFFigures):
         self._refresh_curves(info)
         if not light:  # a degree change is post-processing: the ledger cannot change
             self._refresh_cards()
-        self.degree_side.object = views.degree_side_html(s, info, self.lang)
+        self.degree_side.object = views.degree_side_html(s, info, self.lang, self.hide)
         self.notice.object = views.notices_html(self._notices, self.lang)
         # The plot, its table, the cards and the degree in use go out first; the error-vs-degree
         # plot and the stream follow in a second message, so the browser paints the first part
@@ -220,16 +306,22 @@ class CDFPage(CDFControls, CDFFigures):
                                 hint=self.tr("cdf.export.hint"),
                                 sizing_mode="stretch_width", css_classes=["dp-exports"])
 
-    def main(self) -> list[Any]:
-        intro: Any
+    def _intro_text(self) -> str:
         if self.large:
             # Projector: the intro is folded, so the curve and the degree slider keep the
             # first screen (as the lab's intro).
-            intro = text_pane(f'<details class="dp-fold"><summary>'
-                              f'{html.escape(self.tr("cdf.fold.intro"))}</summary>'
-                              f'{_MD.render(self.tr("cdf.intro"))}</details>')
+            return (f'<details class="dp-fold"><summary>'
+                    f'{html.escape(self.tr("cdf.fold.intro"))}</summary>'
+                    f'{_MD.render(self.tr("cdf.intro"))}</details>')
+        return self.tr("cdf.intro")
+
+    def main(self) -> list[Any]:
+        intro: Any
+        if self.large:
+            intro = text_pane(self._intro_text())
         else:
-            intro = pn.pane.Markdown(self.tr("cdf.intro"), sizing_mode="stretch_width")
+            intro = pn.pane.Markdown(self._intro_text(), sizing_mode="stretch_width")
+        self._intro = intro
 
         def h2(key: str) -> Any:
             return text_pane(f"<h2>{html.escape(self.tr(key))}</h2>")
@@ -253,7 +345,7 @@ class CDFPage(CDFControls, CDFFigures):
             self.plot_col,
             degree_box, sizing_mode="stretch_width", gap="12px", css_classes=["dp-cdf-first"])
         return [
-            self.address.pane, self.notice, intro, self.error,
+            self.address.pane, self.notice, intro, self.conceal_note, self.error,
             self.auto_box, self.w_pp_view,
             first, self.multiples, self.table, self.w_all,
             self.compare, cards, self.sources,
@@ -281,6 +373,7 @@ def create_page(lang: str | None = None) -> Any:
     tour_objs, tour_bad, ts = cdf_tour.attach(state, lang, args.get("tour"))
     page = CDFPage(state, lang, large=options.is_large(), notices=[*notices, *tour_bad])
     if ts is not None:
+        page.attach_tour(ts)
         ts.param.watch(lambda e: page.address.update(tour=str(e.new) if e.new else ""), "step")
     if pn.state.curdoc is not None:
         # the upload lives in this session only: drop it when the session ends

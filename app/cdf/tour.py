@@ -8,6 +8,12 @@ more releases) before seeing it. :class:`CDFTourState` is plain param (unit-test
 browser); :class:`CDFTourPanel` is its view; the shared KeyBridge (app/shell/tour.py) forwards
 ← / → (and ``?``, ``p``, ``d``) from the page, from ``assets/dplab-keybridge.js``. The step is
 in the address (``tour=3``) so an instructor can project a step.
+
+While a step waits for its prediction, the page hides every text that answers it (as the lab's
+tour hides the card): :data:`CONCEAL` maps each such message to the one shown instead, in the
+visible text and in the names a screen reader reads (labels, options, headings); the page
+(app/cdf/page.py) swaps them while ``hiding`` names the step, says so in a note, and restores
+them with the reveal.
 """
 
 from __future__ import annotations
@@ -29,9 +35,33 @@ log = logging.getLogger(__name__)
 # The /cdf names a step sets, reset to their defaults first (a step is a reproducible state).
 _RESET = ("dataset", "n", "eps", "delta", "method", "noise_seed", "auto_degree", "degree")
 
+# The messages that answer a step's prediction -> the message the page shows instead (both
+# catalogues), by step id (lessons/cdftour.<lang>.toml). The degree slider's own label names no
+# cost at all (its accessible name is set once in the browser, so it cannot be swapped).
+_INTRO = {"cdf.intro": "cdftour.hide.intro"}
+CONCEAL: dict[str, dict[str, str]] = {
+    "slider-cost": {**_INTRO,  # "costs no privacy", "released once ... as often as you like"
+                    "cdf.privacy.degree_free": "cdftour.hide.degree_free",
+                    "cdf.degree.auto_on": "cdftour.hide.auto_on",
+                    "cdf.degree.fixed": "cdftour.hide.fixed"},
+    "new-seed": {**_INTRO,  # "the noise seed makes a new release"
+                 "cdf.side.release": "cdftour.hide.side_release",
+                 "cdf.ctl.noise_seed": "cdftour.hide.noise_seed",
+                 "cdf.ctl.new_noise": "cdftour.hide.new_noise"},
+    "auto-hist": {"cdf.method.auto": "cdftour.hide.method_auto",  # the rule, n·ε ≥ threshold
+                  "cdf.auto.summary_tree": "cdftour.hide.summary_tree",
+                  "cdf.auto.summary_hist": "cdftour.hide.summary_hist",
+                  "cdf.auto.tree": "cdftour.hide.auto_rule",
+                  "cdf.auto.hist": "cdftour.hide.auto_rule"},
+    "isotonic": {"cdf.dplot.explain": "cdftour.hide.dplot_explain"},  # "does not increase it"
+}
+
 
 class CDFTourState(StepTour):
     """Where the student is in the /cdf tour and what they predicted."""
+
+    hiding = param.String(default="", doc="Id of the step whose answer the page hides now "
+                                          "(its prediction is open); '' when nothing is hidden.")
 
     def __init__(self, steps: tuple[lessons.CDFTourStep, ...], state: CDFState,
                  **params: Any) -> None:
@@ -46,8 +76,25 @@ class CDFTourState(StepTour):
         if bad:  # the sources are checked by tests; never leave a half-set page silently
             log.warning("cdf tour: step state rejected: %s", bad)
 
+    @property
+    def concealed(self) -> bool:
+        """True while the page hides what answers the open prediction."""
+        return bool(self.hidden())
+
+    def hidden(self) -> dict[str, str]:
+        """Message key -> the key shown in its place, while the prediction is open."""
+        return dict(CONCEAL.get(self.hiding, {}))
+
+    def go(self, k: int) -> None:
+        super().go(k)
+        if self.step == 0 and self.hiding:  # the tour closed: nothing stays hidden
+            self.hiding = ""
+
     def set_page(self, step: lessons.CDFTourStep) -> None:
-        """A prediction step opens with its start state; the change comes with the reveal."""
+        """A prediction step opens with its start state; the change comes with the reveal.
+        What answers the prediction is hidden before the page changes, so no text that gives
+        it away reaches the browser."""
+        self.hiding = step.id if step.predict is not None else ""
         self._set(step.start if step.predict is not None else step.cdf)
 
     def predict(self, option: int) -> None:
@@ -64,6 +111,7 @@ class CDFTourState(StepTour):
             return
         self._set(cur.cdf)
         self.revealed = True
+        self.hiding = ""
 
 
 def help_html(lang: str) -> str:

@@ -3,13 +3,15 @@ ask a prediction, then show the change; checked without a browser."""
 
 from __future__ import annotations
 
+import html
 import re
+from typing import Any
 
 import pytest
 
 import lessons
 from app.cdf.state import CDFState
-from app.cdf.tour import CDFTourPanel, CDFTourState, attach
+from app.cdf.tour import CONCEAL, CDFTourPanel, CDFTourState, attach
 from app.shell.i18n import t
 
 TYPED = re.compile(r"(?<![\w.{])(\d+\.\d+|\d{4,}(?:\.\d+)?)(?![\w}])")
@@ -98,3 +100,122 @@ def test_bad_tour_value_is_a_notice() -> None:
     assert notices == [("cdf.url.bad", {"name": "tour", "value": "seven"})]
     _, notices, ts = attach(CDFState(), "en", "2")
     assert notices == [] and ts is not None and ts.step == 2
+
+
+# ---- what the page hides while a prediction is open (issue 39, "What a student meets" 1) -----
+# Phrases that answer each step's prediction, as the catalogues write them: none may be on the
+# page (visible text, labels, options, headings) until the student has predicted.
+ANSWERS = {
+    "en": {"slider-cost": ("costs no privacy", "no extra privacy cost", "as often as you like",
+                           "released up to"),
+           "new-seed": ("new release",),
+           "auto-hist": ("when the noise is large", "≥ 1,500", "is at least 1,500"),
+           "isotonic": ("does not increase it",)},
+    "ko": {"slider-cost": ("비용은 들지 않습니다", "예산이 더 들지 않습니다",
+                           "추가 프라이버시 비용 없음", "프라이버시 비용이 늘지 않음", "마음껏"),
+           "new-seed": ("새로 공개", "새 공개"),
+           "auto-hist": ("잡음이 크면 히스토그램", "≥ 1,500", "1,500 이상이라"),
+           "isotonic": ("보정은 이 오차를 늘리지 않습니다",)},
+}
+
+
+def _texts(objs: list[Any]) -> list[str]:
+    """Every text a student sees or hears of the shown objects: pane text, widget labels,
+    button labels, select options (hidden objects and their children left out)."""
+    out: list[str] = []
+    for o in objs:
+        if getattr(o, "visible", True) is False:
+            continue
+        if isinstance(getattr(o, "object", None), str):
+            out.append(o.object)
+        for attr in ("name", "label"):
+            v = getattr(o, attr, None)
+            if isinstance(v, str) and not re.fullmatch(r"[A-Z][A-Za-z]*\d+", v):
+                out.append(v)
+        opts = getattr(o, "options", None)
+        if isinstance(opts, dict):
+            out.extend(str(k) for k in opts)
+        out.extend(_texts(list(getattr(o, "objects", None) or [])))
+    return out
+
+
+def _page(lang: str) -> tuple[Any, CDFTourState, Any]:
+    from app.cdf.page import CDFPage
+
+    state = CDFState()
+    ts = CDFTourState(lessons.cdf_tour(lang), state)
+    page = CDFPage(state, lang)
+    page.attach_tour(ts)
+    page.sidebar()
+    page.main()
+    return page, ts, state
+
+
+def _shown(page: Any) -> str:
+    return html.unescape("\n".join(_texts([*page.main(), *page.sidebar()])))
+
+
+@pytest.mark.parametrize("lang", lessons.LANGS)
+def test_the_page_hides_what_answers_the_open_prediction(lang: str) -> None:
+    page, ts, _ = _page(lang)
+    steps = {s.id: k for k, s in enumerate(lessons.cdf_tour(lang), 1)}
+    # the check can fail: with the tour closed the page states every answer somewhere
+    closed = _shown(page)
+    for sid in ("slider-cost", "new-seed"):
+        assert any(a in closed for a in ANSWERS[lang][sid]), sid
+    for sid, answers in ANSWERS[lang].items():
+        ts.go(steps[sid])
+        assert ts.concealed and page.conceal_note.visible, sid
+        shown = _shown(page)
+        assert [a for a in answers if a in shown] == [], sid
+        note = t("cdftour.concealed", lang, what=t(f"cdftour.hidden.{sid}", lang))
+        assert note in shown and 'role="status"' in page.conceal_note.object
+        # every swapped message is shown in its place where its view is on the page
+        for key, instead in CONCEAL[sid].items():
+            assert t(instead, lang) != t(key, lang)
+        ts.reveal()  # the answer, and every hidden text, come back
+        assert not ts.concealed and not page.conceal_note.visible
+        back = _shown(page)
+        if sid != "auto-hist":  # (auto's reveal changes the page: a histogram, no tree)
+            assert any(a in back for a in answers), sid
+    ts.go(steps["slider-cost"])
+    assert t("cdftour.hide.degree_free", lang) in page.degree_side.object.replace("&#x27;", "'")
+    ts.go(0)  # closing the tour hides nothing
+    assert not page.conceal_note.visible and page.hide == {}
+
+
+@pytest.mark.parametrize("lang", lessons.LANGS)
+def test_swapped_labels_and_headings_are_the_accessible_names(lang: str) -> None:
+    page, ts, state = _page(lang)
+    ts.go(2)  # new seed: the seed field, the new-noise button and the heading over them
+    assert page.w_seed.label == t("cdftour.hide.noise_seed", lang)
+    assert page.w_new_noise.label == t("cdftour.hide.new_noise", lang)
+    [head] = [p for p, key, _ in page._side_heads if key == "cdf.side.release"]
+    assert f">{t('cdftour.hide.side_release', lang)}</h2>" in head.object
+    ts.predict(0)
+    assert page.w_seed.label == t("cdf.ctl.noise_seed", lang)
+    assert page.w_new_noise.label == t("cdf.ctl.new_noise", lang)
+    assert f">{html.escape(t('cdf.side.release', lang))}</h2>" in head.object
+    ts.go(3)  # auto: the method list and the box above the curve state no rule
+    assert t("cdftour.hide.method_auto", lang) in page.w_method.options
+    assert page.w_method.value == state.method == "auto"
+    assert "1,500" not in page.auto_box.object and page.auto_box.object
+    ts.reveal()
+    assert t("cdf.method.auto", lang) in page.w_method.options
+    assert "1,500" in page.auto_box.object  # n·ε = 100 < 1,500: a histogram
+    # the degree slider's label names no cost at all (its accessible name is set once)
+    assert "cost" not in t("cdf.ctl.degree", "en") and "비용" not in t("cdf.ctl.degree", "ko")
+
+
+def test_a_page_opened_at_a_prediction_step_never_carries_its_answer() -> None:
+    """tour=1 in the address: the tour opens before the page is built; the first text sent
+    already hides the answer."""
+    state = CDFState()
+    _, _, ts = attach(state, "en", "1")
+    from app.cdf.page import CDFPage
+
+    page = CDFPage(state, "en")
+    assert ts is not None and ts.concealed
+    page.attach_tour(ts)
+    shown = _shown(page)
+    assert not any(a in shown for a in ANSWERS["en"]["slider-cost"])
