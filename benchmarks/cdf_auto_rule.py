@@ -14,11 +14,17 @@ W1 together) over the shapes, and that candidate's worst ratio.  The rule in
 
 Run: nice -n 10 .venv/bin/python benchmarks/cdf_auto_rule.py --seeds 3 --out /tmp/rule.jsonl
      .venv/bin/python benchmarks/cdf_auto_rule.py --analyse /tmp/rule.jsonl
+
+Issue 40 (``auto_plan_v3``): ``--analyse-peers FILE`` reads the cells that
+``benchmarks/cdf_vs_histogram.py --json FILE --methods auto,t8d2,...`` wrote (the same run as
+OpenDP's tree and diffprivlib's histogram) and prints, per n*eps band, every candidate's ratios
+to the three peers (best tree in hindsight, tree with 1,024 leaves, best histogram).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -104,6 +110,55 @@ def analyse(path: str, shapes: Sequence[str]) -> None:
               f"{scores[2][1]} ({scores[2][2]:.3f}/{scores[2][3]:.3f}) |")
 
 
+def analyse_peers(path: str, shapes: Sequence[str]) -> None:
+    """Issue 40: each candidate of a ``cdf_vs_histogram.py --json`` run against all three peers.
+
+    Per n*eps band (cells where n*eps falls in [lo, hi)), for every candidate label of that run
+    (``auto``, ``t8d3``, ...): the geometric-mean KS and W1 ratios to OpenDP's best tree in
+    hindsight (``/best``), the worst KS or W1 ratio to it, the worst ratio to OpenDP's tree with
+    1,024 leaves (``/1024``) and the geometric-mean KS ratio to the best diffprivlib histogram
+    (``/hist``).  The synthetic cells only (the run's --shapes); a rule is read off the
+    candidates that keep every worst ratio under the targets (1.5 and 1.1).
+    """
+    from benchmarks.cdf_vs_histogram import ODP_FIXED, ODP_LEAVES
+
+    cells = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    cells = [c for c in cells if c["shape"] in shapes]
+    skip = {"auto+granularity"}
+    labels = sorted({k.split("|")[0] for c in cells for k in c if "|" in k
+                     and k[0] not in "ho" and k.split("|")[0] not in skip})
+    bands = (0, 1500, 3000, 6000, 12000, 25000, 50000, 100000, 200000, 400000, 1e9)
+    print("| n*eps | cells | candidate | geo KS /best | geo W1 /best | worst /best | "
+          "worst /1024 | geo KS /hist | geo W1 /hist |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for lo, hi in itertools.pairwise(bands):
+        group = [c for c in cells if lo <= float(c["n"]) * float(c["eps"]) < hi]
+        if not group:
+            continue
+        rows = []
+        for lab in labels:
+            r: dict[str, list[float]] = {}
+            for c in group:
+                for k in ("ks", "w1"):
+                    v = float(c[f"{lab}|{k}"])
+                    r.setdefault(f"best {k}", []).append(
+                        v / min(float(c[f"o{m}|{k}"]) for m in ODP_LEAVES))
+                    r.setdefault(f"fixed {k}", []).append(v / float(c[f"o{ODP_FIXED}|{k}"]))
+                    r.setdefault(f"hist {k}", []).append(
+                        v / min(float(c[f"h{m}|{k}"]) for m in BINS))
+
+            def gm(x: list[float]) -> float:
+                return math.exp(float(np.mean(np.log(x))))
+
+            rows.append((gm(r["best ks"]) * gm(r["best w1"]), lab, gm(r["best ks"]),
+                         gm(r["best w1"]), max(r["best ks"] + r["best w1"]),
+                         max(r["fixed ks"] + r["fixed w1"]), gm(r["hist ks"]),
+                         gm(r["hist w1"])))
+        for row in sorted(rows):
+            print(f"| {lo:g}-{hi:g} | {len(group)} | {row[1]} | {row[2]:.3f} | {row[3]:.3f} | "
+                  f"{row[4]:.2f} | {row[5]:.2f} | {row[6]:.3f} | {row[7]:.3f} |")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--seeds", type=int, default=3)
@@ -113,7 +168,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--out", default="")
     ap.add_argument("--analyse", default="")
+    ap.add_argument("--analyse-peers", default="", metavar="JSONL",
+                    help="the cells of a cdf_vs_histogram.py --json run against its three peers")
     a = ap.parse_args(argv)
+    if a.analyse_peers:
+        analyse_peers(a.analyse_peers, a.shapes.split(","))
+        return 0
     if a.analyse:
         analyse(a.analyse, a.shapes.split(","))
         return 0

@@ -15,6 +15,7 @@ import panel as pn
 from app.cdf import views
 from app.cdf.inputs import DATASETS, METHOD_CHOICES, STREAM_MODES, UPLOAD
 from app.cdf.panes import text_pane
+from app.cdf.upload import suggest_spacing
 from app.cdf.widgets import UploadBox
 from app.shell import assets
 from app.shell.numbers import fmt_input
@@ -115,6 +116,12 @@ class CDFControls:
                                          css_classes=["dp-cdf-use-range"], visible=False, **wide)
         self.w_forget = pn.widgets.Button(label=self.tr("cdf.up.forget"),
                                           css_classes=["dp-cdf-forget"], visible=False, **wide)
+        # a column of whole numbers: the value spacing is OFFERED (off until accepted, one click)
+        self.spacing_note = text_pane("", margin=(0, 10), visible=False,
+                                      css_classes=["dp-cdf-spacing-suggest"])
+        self.w_spacing = pn.widgets.Button(label=self.tr("cdf.up.spacing.accept", h="1"),
+                                           css_classes=["dp-cdf-accept-spacing"], visible=False,
+                                           **wide)
         # stream
         self.w_stream_mode = pn.widgets.RadioButtonGroup(
             label=self.tr("cdf.stream.mode"), value=s.stream_mode,
@@ -172,6 +179,7 @@ class CDFControls:
         self.w_all.on_click(lambda _: self._input("method", "all"))
         self.w_range.on_click(lambda _: self._safe(self._use_range))
         self.w_forget.on_click(lambda _: self._safe(self._forget))
+        self.w_spacing.on_click(lambda _: self._safe(self._accept_spacing))
         self.w_add.on_click(lambda _: self._input("stream_steps", self.state.stream_steps + 1))
         self.w_reset.on_click(lambda _: self._input("stream_steps", 0))
 
@@ -259,6 +267,45 @@ class CDFControls:
         self.state.param.update(upload_lo=lo, upload_hi=hi)
         self.range_note.visible = True
 
+    def spacing_suggestion(self) -> float | None:
+        """The value spacing to offer for the uploaded column (None: nothing to offer).
+
+        Offered when the column holds whole numbers and the public bounds are whole numbers
+        (``app.cdf.upload.suggest_spacing``), and not yet declared; never applied without the
+        student's click.
+        """
+        s = self.state
+        up = s.upload
+        if s.dataset != UPLOAD or up is None or s.upload_column not in up.names:
+            return None
+        h = suggest_spacing(up.column(s.upload_column), s.upload_lo, s.upload_hi)
+        if h is None or (s.lattice and s.granularity() == h):
+            return None
+        return h
+
+    def _accept_spacing(self) -> None:
+        """One click: declare the suggested spacing (a public choice, recorded in the release)."""
+        h = self.spacing_suggestion()
+        if h is None:
+            return
+        self._input("lattice_h", fmt_input(h))
+        if "lattice_h" not in self._errors:
+            self._input("lattice", True)
+
+    def _sync_spacing(self) -> None:
+        h = self.spacing_suggestion()
+        self.w_spacing.visible = self.spacing_note.visible = h is not None
+        if h is None:
+            return
+        label = self.tr("cdf.up.spacing.accept", h=fmt_input(h))
+        if self.w_spacing.label != label:
+            self.w_spacing.label = label
+        note = (f'<p class="dp-cdf-small dp-cdf-spacing-note">'
+                f'{html.escape(self.tr("cdf.up.spacing.suggest", column=self.state.upload_column, h=fmt_input(h)))}'  # noqa: E501
+                "</p>")
+        if self.spacing_note.object != note:
+            self.spacing_note.object = note
+
     def _forget(self) -> None:
         self.state.forget_upload()
         self._upload_error = None
@@ -316,6 +363,7 @@ class CDFControls:
                     self.w_unit.value = s.upload_unit
             self.w_add.label = self.tr(f"cdf.stream.add.{s.stream_mode}")
             self.w_add.disabled = s.stream_steps >= s.stream_parts
+            self._sync_spacing()
         finally:
             self._syncing = False
 
@@ -356,7 +404,8 @@ class CDFControls:
             h("cdf.side.upload"),
             self.w_upload, self.upload_status,
             self.w_column, self.w_lo, self.err["upload_lo"], self.w_hi, self.err["upload_hi"],
-            self.w_range, self.range_note, self.w_unit, self.w_forget, self.err["upload"],
+            self.w_range, self.range_note, self.spacing_note, self.w_spacing,
+            self.w_unit, self.w_forget, self.err["upload"],
             h("cdf.side.lattice"),
             self.w_lattice, self.w_h, self.err["lattice_h"], self.lattice_note,
             h("cdf.side.release"),

@@ -3,7 +3,10 @@
 Each part's release acts on disjoint records, so the parts compose in parallel
 (``dpcore.accounting.parallel_worst``); a person in J parts is composed J times (μ grows by √J).
 PP releases combine by their weights (``dpcore.cdf.streaming.PPCombiner``); AQ re-runs on all
-records seen so far (this page's design choice, stated in the CDF lesson).
+records seen so far (this page's design choice, stated in the CDF lesson).  A declared value
+spacing h (``CDFState.granularity()``, a public choice like the bounds) is honoured by both: the
+combiner rounds each batch onto the lattice and reads the merged estimate as a step CDF there
+(``PPCombiner(granularity=h)``, recorded in every batch's release), AQ gets ``granularity=h``.
 """
 
 from __future__ import annotations
@@ -26,11 +29,10 @@ from app.cdf.records import (
     compose_entries,
     step_of,
 )
-from dpcore.cdf import CDFEstimate
+from dpcore.cdf import CDFEstimate, estimate
 from dpcore.cdf.metrics import METRIC_POINTS as METRIC_POINTS  # re-exported for the page
 from dpcore.cdf.metrics import RefGrid
 from dpcore.cdf.metrics import ecdf as ecdf_sorted
-from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.streaming import PPCombiner
 
 # Public order in which the records of a real or uploaded data set arrive in a stream (the
@@ -63,9 +65,11 @@ class CDFStream:
         _stream: Stream | None
 
         def data(self) -> DataView: ...
+        def granularity(self) -> float | None: ...
 
     def stream_key(self, data: DataView) -> Key:
-        return (data.key, float(self.eps), float(self.delta), self.noise_seed, self.stream_parts)
+        return (data.key, float(self.eps), float(self.delta), self.noise_seed, self.stream_parts,
+                self.granularity())
 
     def stream_problem(self) -> Message | None:
         try:
@@ -89,7 +93,8 @@ class CDFStream:
             batches = np.array_split(np.asarray(data.x)[order], self.stream_parts)
             group = f"stream{hash(key) & 0xFFFFFFFF:08x}"
             st = Stream(key, group, batches,
-                         PPCombiner(bounds=data.bounds, eps=self.eps, delta=self.delta))
+                         PPCombiner(bounds=data.bounds, eps=self.eps, delta=self.delta,
+                                    granularity=key[-1]))
             self._stream = st
         steps = min(self.stream_steps, self.stream_parts)
         while len(st.steps) < steps:
@@ -106,8 +111,9 @@ class CDFStream:
         if j == len(st.steps) and st.pp_est is not None:
             return st.pp_est, st.aq[j - 1]
         pp_est = PPCombiner(bounds=st.combiner.bounds, eps=st.combiner.eps,
-                            delta=st.combiner.delta,
-                            releases=list(st.combiner.releases[:j])).estimate()
+                            delta=st.combiner.delta, granularity=st.combiner.granularity,
+                            releases=list(st.combiner.releases[:j]),
+                            n_off_lattice=list(st.combiner.n_off_lattice[:j])).estimate()
         return pp_est, st.aq[j - 1]
 
     def stream_reference(self) -> Callable[[FloatArray], FloatArray]:
@@ -134,8 +140,9 @@ class CDFStream:
         pp_est = st.combiner.estimate()
         pp_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        aq = estimate_aq(seen, bounds=data.bounds, eps=self.eps, delta=self.delta,
-                         rng=np.random.default_rng([self.noise_seed, 15, j]))
+        aq = estimate(seen, bounds=data.bounds, eps=self.eps, delta=self.delta, method="aq",
+                      granularity=st.combiner.granularity,
+                      rng=np.random.default_rng([self.noise_seed, 15, j]))
         aq_s = time.perf_counter() - t0
         st.aq.append(aq)
         led = self._ledgers.setdefault(data.source, {})

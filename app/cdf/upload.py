@@ -12,6 +12,11 @@ MAX_UPLOAD_BYTES bytes and MAX_ROWS data rows.  The first row is a header when o
 is not a number.  A column is offered when at least one of its cells is a number; it can be
 used only when every cell is a finite number (empty cells, text, NaN, inf and values too large
 for a double are each reported with their line numbers) and there are at least 2 values.
+
+A column that holds whole numbers (a property of its schema, like its bounds) gets a SUGGESTED
+value spacing of 1 (``suggest_spacing``): the page offers it, off by default, and it becomes part
+of a release only when the student accepts it, a public choice like the bounds
+(``dpcore.cdf.lattice.whole_number_spacing``; docs/math.md#granularity).
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from dpcore.cdf.lattice import whole_number_spacing
 
 FloatArray = NDArray[np.float64]
 
@@ -233,6 +240,19 @@ def check_bounds(lo: float | None, hi: float | None) -> UploadError | None:
     if (hi - lo) < 1e-9 * max(1.0, abs(lo), abs(hi)):
         return UploadError("cdf.up.err.bounds_narrow")
     return None
+
+
+def suggest_spacing(column: Column, lo: float | None, hi: float | None) -> float | None:
+    """The value spacing to OFFER for ``column`` on the public bounds [lo, hi], or None.
+
+    1.0 when the column is usable, holds whole numbers only and the bounds are whole numbers
+    that admit the lattice (``dpcore.cdf.lattice.whole_number_spacing``).  Only a suggestion:
+    it reads the column, so the page never applies it by itself; the student declares it (one
+    click), and from then on it is a public choice like the bounds, recorded in the release.
+    """
+    if not column.usable or lo is None or hi is None or check_bounds(lo, hi) is not None:
+        return None
+    return whole_number_spacing(column.values, (lo, hi))
 
 
 def _mb(n: int) -> str:

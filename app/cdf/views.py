@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from app.cdf.inputs import METHODS, UPLOAD
@@ -26,7 +27,7 @@ from app.cdf.records import (
 from app.cdf.state import CDFState, DegreeErrors
 from app.shell import assets
 from app.shell.i18n import catalogue, t
-from dpcore.cdf import HISTOGRAM_EPS_N, TREE_DEPTH_FROM, Release
+from dpcore.cdf import HISTOGRAM_EPS_N, TREE_DEPTH_FROM_V3, Release
 
 CSS = assets.text("dplab-cdf.css")
 
@@ -36,6 +37,16 @@ CSS = assets.text("dplab-cdf.css")
 # ---------------------------------------------------------------------------------------------
 def e(s: object) -> str:
     return html.escape(str(s))
+
+
+# No message is swapped: ``hide`` of the views below maps a message key to the one shown
+# instead while the guided tour waits for a prediction (app/cdf/tour.py CONCEAL).
+NO_SWAP: Mapping[str, str] = {}
+
+
+def ts(key: str, lang: str, hide: Mapping[str, str], **fmt: Any) -> str:
+    """The message ``key``, or the one ``hide`` shows in its place."""
+    return t(hide.get(key, key), lang, **fmt)
 
 
 def g(x: float, digits: int = 4) -> str:
@@ -377,8 +388,9 @@ def shape_text(shape: ReleaseShape, lang: str) -> str:
     return text
 
 
-def auto_choice_html(state: CDFState, lang: str) -> str:
-    """What the automatic method chose and why, from public numbers only ('' unless auto)."""
+def auto_choice_html(state: CDFState, lang: str, hide: Mapping[str, str] = NO_SWAP) -> str:
+    """What the automatic method chose and why, from public numbers only ('' unless auto);
+    ``hide``: messages swapped while the tour asks what auto picks."""
     if state.method != "auto":
         return ""
     try:
@@ -403,17 +415,17 @@ def auto_choice_html(state: CDFState, lang: str) -> str:
         cls = "dp-cdf-auto-lattice"
     elif shape.kind == "tree":
         bands = ", ".join(t("cdf.auto.band", lang, start=n_text(int(a), lang), depth=d)
-                          for a, d in TREE_DEPTH_FROM)
-        summary = t("cdf.auto.summary_tree", lang, b=shape.branching, depth=shape.depth,
+                          for a, d in TREE_DEPTH_FROM_V3)
+        summary = ts("cdf.auto.summary_tree", lang, hide, b=shape.branching, depth=shape.depth,
                     leaves=leaves, neps=neps, threshold=threshold)
-        what = t("cdf.auto.tree", lang, neps=neps, threshold=threshold, b=shape.branching,
+        what = ts("cdf.auto.tree", lang, hide, neps=neps, threshold=threshold, b=shape.branching,
                  depth=shape.depth, leaves=leaves, nodes=nodes, mech=mech,
                  sd=g(shape.noise_sd, 3), bands=bands)
         cls = "dp-cdf-auto-tree"
     else:
-        summary = t("cdf.auto.summary_hist", lang, bins=shape.bins, neps=neps,
+        summary = ts("cdf.auto.summary_hist", lang, hide, bins=shape.bins, neps=neps,
                     threshold=threshold)
-        what = t("cdf.auto.hist", lang, neps=neps, threshold=threshold, bins=shape.bins,
+        what = ts("cdf.auto.hist", lang, hide, neps=neps, threshold=threshold, bins=shape.bins,
                  scale=g(shape.noise_scale, 3), sd=g(shape.noise_sd, 3))
         cls = "dp-cdf-auto-hist"
     # one line on the first screen; the reasons and the released numbers one click away
@@ -440,9 +452,11 @@ def degree_status_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
     return f'<p class="dp-muted dp-cdf-no-degree">{e(text)}</p>'
 
 
-def degree_side_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
+def degree_side_html(state: CDFState, info: DegreeInfo, lang: str,
+                     hide: Mapping[str, str] = NO_SWAP) -> str:
     """Next to the slider: the degree in use (class dp-cdf-degree) and how it was chosen, or,
-    when the shown release has no degree, why the slider is not available (dp-cdf-degree-na)."""
+    when the shown release has no degree, why the slider is not available (dp-cdf-degree-na);
+    ``hide``: messages swapped while the tour asks what the slider costs."""
     if info.reason == "no_data":
         return ""
     if not info.available:
@@ -455,9 +469,9 @@ def degree_side_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
         return (f'<p class="dp-warn dp-cdf-small dp-cdf-degree-na" role="note">'
                 f'<span aria-hidden="true">⚠</span> {e(text)}</p>')
     if state.auto_degree:
-        how = t("cdf.degree.auto_on", lang, k=info.auto_k, kmax=info.k_max)
+        how = ts("cdf.degree.auto_on", lang, hide, k=info.auto_k, kmax=info.k_max)
     else:
-        how = t("cdf.degree.fixed", lang, k=info.in_use, auto=info.auto_k, kmax=info.k_max)
+        how = ts("cdf.degree.fixed", lang, hide, k=info.in_use, auto=info.auto_k, kmax=info.k_max)
     capped = ""
     if info.capped:
         capped = (f'<p class="dp-warn">'
@@ -465,11 +479,12 @@ def degree_side_html(state: CDFState, info: DegreeInfo, lang: str) -> str:
     return ('<div class="dp-cdf-degree-side-box">'
             f'<p class="dp-cdf-degree-status"><strong>{e(t("cdf.privacy.degree", lang))}: '
             f'<span class="dp-cdf-degree">{info.in_use}</span></strong> '
-            f'<span class="dp-muted">({e(t("cdf.privacy.degree_free", lang))})</span></p>'
+            f'<span class="dp-muted">({e(ts("cdf.privacy.degree_free", lang, hide))})</span></p>'
             f'<p class="dp-cdf-small">{e(how)}</p>{capped}</div>')
 
 
-def degree_table_html(errs: DegreeErrors, info: DegreeInfo, lang: str) -> str:
+def degree_table_html(errs: DegreeErrors, info: DegreeInfo, lang: str,
+                      hide: Mapping[str, str] = NO_SWAP) -> str:
     """Text equivalent of the error-vs-degree plot.
 
     Always the same 11 rows (so the page does not jump while the slider moves): the degree
@@ -498,7 +513,7 @@ def degree_table_html(errs: DegreeErrors, info: DegreeInfo, lang: str) -> str:
         <th scope="col">{e(t("cdf.dplot.realised", lang))}</th></tr></thead>
       <tbody>{"".join(body)}</tbody>
     </table></div>
-    <p class="dp-muted">{e(t("cdf.dplot.explain", lang))}</p>"""
+    <p class="dp-muted">{e(ts("cdf.dplot.explain", lang, hide))}</p>"""
 
 
 def stream_html(state: CDFState, steps: list[StreamStep], lang: str) -> str:

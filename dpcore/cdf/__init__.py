@@ -13,13 +13,16 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          leaves, noise, interpolation.
 * "mpl"  matching pursuit with local atoms (B-splines, dyadic steps, Legendre) as
          post-processing of one binary-tree release (``dpcore.cdf.mp_local``).
-* "auto" the default (``auto_plan_v2``, from public n, eps, delta and granularity only): when
+* "auto" the default (``auto_plan_v3``, from public n, eps, delta and granularity only): when
          n*eps < 1500 a Laplace histogram with PCHIP interpolation (hist_bins_v2 bins);
-         otherwise an 8-ary tree whose depth grows with n*eps (64 to 32768 leaves), PCHIP
-         inside a cell; with a public granularity the tree on the lattice.  Fixed on
-         synthetic shapes only (docs/math.md#automatic-method); measured against the
-         empirical CDF in docs/cdf-results.md.  This is the rule the /cdf page and the CDF
-         lesson explain.
+         otherwise an 8-ary tree whose depth grows with n*eps (TREE_DEPTH_FROM_V3: 512 to
+         262144 leaves), PCHIP inside a cell; with a public granularity the tree on the
+         lattice (the lattice rule of auto_plan_v2, unchanged).  Fixed on synthetic shapes
+         only against OpenDP's tree and diffprivlib's histogram (issue 40,
+         benchmarks/cdf_auto_rule.py --analyse-peers); docs/cdf-results.md.
+* "auto_v2" the former default (``auto_plan_v2``): the same, with the depth bands
+         TREE_DEPTH_FROM (64 to 32768 leaves).  Kept for comparison (the /cdf page and the CDF
+         lesson describe the default's bands, TREE_DEPTH_FROM_V3).
 * "auto_v1" the former default (``auto_plan``, from public n, eps, delta only): a Laplace
          histogram below n*eps = 1500, otherwise PP with the degree chosen from the noisy
          coefficients.  Kept for comparison (tests, docs/cdf-results.md); with a public
@@ -51,13 +54,13 @@ from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.tree import estimate_tree
 
 __all__ = ["ALL_METHODS", "METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan",
-           "auto_plan_v2", "clip_data", "estimate", "hist_bins_v2", "lattice_estimate",
-           "tree_depth_v2"]
+           "auto_plan_v2", "auto_plan_v3", "clip_data", "estimate", "hist_bins_v2",
+           "lattice_estimate", "tree_depth_v2", "tree_depth_v3"]
 
 METHODS = ("auto", "pp", "mp", "hq", "aq")
 #: Every method ``estimate`` accepts (METHODS, the page's list, plus the tree, local MP and the
-#: former automatic rule).
-ALL_METHODS = (*METHODS, "auto_v1", "tree", "mpl")
+#: former automatic rules).
+ALL_METHODS = (*METHODS, "auto_v1", "auto_v2", "tree", "mpl")
 
 # Released degree for the automatic method (the degree actually used is chosen from the noisy
 # coefficients by pp.auto_degree, so K_max only needs to be large enough).
@@ -75,6 +78,15 @@ LATTICE_FLAT = 32  # a lattice of at most this many values: one flat histogram l
 # 2, 3, 4, 5 (64, 512, 4096, 32768 leaves) from these n*eps on.
 TREE_BRANCHING = 8
 TREE_DEPTH_FROM = ((HISTOGRAM_EPS_N, 2), (3000.0, 3), (60000.0, 4), (300000.0, 5))
+# The default since issue 40 (auto_plan_v3): the same 8-ary PCHIP tree one level deeper from
+# n*eps = 1500 on, each level earlier.  Read off the synthetic grid against OpenDP's tree with
+# leaves in hindsight and at 1024 (benchmarks/cdf_auto_rule.py --analyse-peers,
+# docs/cdf-results.md): at n*eps = 2000 depth 2 (64 leaves) was 4.4x behind on spikes; at
+# 20000 and 50000 depth 3 (512 leaves) up to 1.7x behind on heavy and arcsine, depth 4 <= 1.4x;
+# at 200000 depth 5 and at 2e6 and 8e6 depth 6 were the first within 1.1x of the 1024-leaf tree
+# on every continuous shape.  Each switch point is half-way (geometrically) between measured
+# n*eps values: 15000 (10^4 | 2 10^4), 150000 (10^5 | 2 10^5), 1.5e6 (10^6 | 2 10^6).
+TREE_DEPTH_FROM_V3 = ((HISTOGRAM_EPS_N, 3), (15000.0, 4), (150000.0, 5), (1500000.0, 6))
 # Below this n*eps the histogram keeps auto_bins(n, eps) bins (7 at n*eps = 100), above it 32.
 FEW_BINS_EPS_N = 300.0
 MANY_BINS = 32
@@ -94,6 +106,15 @@ def tree_depth_v2(n: int, eps: float) -> int:
     """Depth of the default's 8-ary tree from public n*eps (TREE_DEPTH_FROM); 0 below 1500."""
     depth = 0
     for start, d in TREE_DEPTH_FROM:
+        if n * eps >= start:
+            depth = d
+    return depth
+
+
+def tree_depth_v3(n: int, eps: float) -> int:
+    """Depth of the default's 8-ary tree from public n*eps (TREE_DEPTH_FROM_V3); 0 below 1500."""
+    depth = 0
+    for start, d in TREE_DEPTH_FROM_V3:
         if n * eps >= start:
             depth = d
     return depth
@@ -227,16 +248,42 @@ def auto_plan_v2(n: int, eps: float, delta: float, lattice_size: int | None = No
                     method="tree")
 
 
+def auto_plan_v3(n: int, eps: float, delta: float, lattice_size: int | None = None) -> AutoPlan:
+    """The default method's plan (issue 40) from public n, eps, delta and granularity only.
+
+    * A public lattice (``lattice_size``): the lattice rule of ``auto_plan_v2``, unchanged.
+    * n * eps < HISTOGRAM_EPS_N (1500): as ``auto_plan_v2`` (the PCHIP Laplace histogram with
+      ``hist_bins_v2(n, eps)`` bins).
+    * Otherwise: the 8-ary tree of depth ``tree_depth_v3(n, eps)`` (3 from 1500, 4 from 15000,
+      5 from 150000, 6 from 1.5e6: 512 ... 262144 leaves), PCHIP inside a cell; Gaussian or
+      Laplace noise by the smaller per-node variance (``tree.plan_tree``).
+    Fixed on the synthetic shapes only, against OpenDP's tree and diffprivlib's histogram
+    (TREE_DEPTH_FROM_V3).  Domain: as ``auto_plan_v2``.  The former rule is ``auto_plan_v2``
+    (method "auto_v2"), unchanged.
+    """
+    eps_v, delta_v = check_privacy(eps, delta)
+    if lattice_size is not None or n * eps_v < HISTOGRAM_EPS_N:
+        return auto_plan_v2(n, eps_v, delta_v, lattice_size)
+    depth = tree_depth_v3(n, eps_v)
+    tp = tree.plan_tree(n, eps_v, delta_v, leaves=TREE_BRANCHING**depth,
+                        branching=TREE_BRANCHING)
+    return AutoPlan(tp.noise, tp.leaves, tp.node_sd,
+                    f"n*eps >= {HISTOGRAM_EPS_N:g}: {TREE_BRANCHING}-ary tree of depth "
+                    f"{tp.depth} ({tp.leaves} leaves), PCHIP inside a cell",
+                    method="tree")
+
+
 def _estimate_auto(
     data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
     granularity: float | None = None, method_name: str = "auto",
 ) -> CDFEstimate:
-    """"auto", the default: the rule measured against the empirical CDF (``auto_plan_v2``)."""
+    """"auto", the default (``auto_plan_v3``), and "auto_v2", the former (``auto_plan_v2``)."""
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
     lattice = None if granularity is None else check_granularity((clipped.lo, clipped.hi),
                                                                  granularity)
-    plan = auto_plan_v2(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
+    rule = auto_plan_v2 if method_name == "auto_v2" else auto_plan_v3
+    plan = rule(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
     if plan.method == "tree":
         if lattice is not None:
             leaves = -(-lattice.size // plan.group)
@@ -282,9 +329,19 @@ def _estimate_auto_v1(
     return est
 
 
+def _estimate_auto_v2(
+    data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
+    granularity: float | None = None,
+) -> CDFEstimate:
+    """"auto_v2": the former default (``auto_plan_v2``), kept for comparison."""
+    return _estimate_auto(data, bounds=bounds, eps=eps, delta=delta, rng=rng,
+                          granularity=granularity, method_name="auto_v2")
+
+
 _DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
     "auto": _estimate_auto,
     "auto_v1": _estimate_auto_v1,
+    "auto_v2": _estimate_auto_v2,
     "pp": pp.estimate_pp,
     "mp": estimate_mp,
     "hq": estimate_hq,
@@ -296,6 +353,7 @@ _DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
 _OPTIONS = {
     "auto": (),
     "auto_v1": (),
+    "auto_v2": (),
     "pp": ("k_max", "degree", "noise"),
     "mp": ("families", "k_max", "max_atoms", "noise"),
     "hq": ("bins", "noise", "interpolation"),
@@ -346,7 +404,7 @@ def _estimate_on_lattice(
     if method == "tree":
         return estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                              granularity=lattice.h, **options)  # type: ignore[arg-type]
-    if method in ("auto", "auto_v1"):
+    if method in ("auto", "auto_v1", "auto_v2"):
         return _estimate_auto(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                               granularity=lattice.h, method_name=method)
     xs, n_off = snapped_values(clipped, lattice)

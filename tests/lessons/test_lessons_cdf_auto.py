@@ -1,5 +1,5 @@
 """The CDF lesson's section on the default method auto follows the rule dpcore uses
-(auto_plan_v2), its measured statements hold for the values dpcore computes, and every table
+(auto_plan_v3), its measured statements hold for the values dpcore computes, and every table
 header of the lesson has words a screen reader can read (axe "empty-table-header")."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 import lessons
 from app.lesson import page as lesson_page
-from dpcore.cdf import TREE_DEPTH_FROM, auto_plan_v2, estimate
+from dpcore.cdf import TREE_DEPTH_FROM_V3, auto_plan_v3, estimate
 from dpcore.cdf.datasets import load_real, sample
 
 
@@ -33,20 +33,20 @@ def test_the_reference_example_is_dpcores_default_release() -> None:
     assert v["auto_depth"] == str(est.info["depth"])
     assert v["auto_leaves"] == f"{est.info['leaves']:,}"
     assert v["auto_nodes"] == f"{est.release.values.size:,}"
-    for start, depth in TREE_DEPTH_FROM:
-        assert auto_plan_v2(int(start), 1.0, 1e-6).k_max == int(v[f"tree_leaves_{depth}"]
+    for start, depth in TREE_DEPTH_FROM_V3:
+        assert auto_plan_v3(int(start), 1.0, 1e-6).k_max == int(v[f"tree_leaves_{depth}"]
                                                                   .replace(",", ""))
-    assert auto_plan_v2(1000, 0.5, 1e-6).k_max == int(v["q_bins"])
-    assert auto_plan_v2(1000, 0.1, 1e-6).k_max == int(v["sk_bins"]) == int(v["bins_neps100"])
+    assert auto_plan_v3(1000, 0.5, 1e-6).k_max == int(v["q_bins"])
+    assert auto_plan_v3(1000, 0.1, 1e-6).k_max == int(v["sk_bins"]) == int(v["bins_neps100"])
 
 
 @pytest.mark.parametrize("lang", lessons.LANGS)
 def test_auto_section_explains_the_tree_and_no_longer_says_pp(lang: str) -> None:
     body = _source(lang, "auto")
-    for name in ("tree_from_2", "tree_from_5", "auto_depth", "auto_node_sd_tex", "many_bins",
+    for name in ("tree_from_3", "tree_from_6", "auto_depth", "auto_node_sd_tex", "many_bins",
                  f"vd_ec_auto_{lang}", "ec_bimodal_mid_auto"):
         assert "{{" + name + "}}" in body
-    assert "auto_plan_v2" in body and "auto_v1" in body
+    assert "auto_plan_v3" in body and "auto_v1" in body and "auto_v2" in body
     text = _section(lang, "auto")
     assert not re.search(r"auto picks PP|auto가 PP를 고를", text)
     assert lessons.values("cdf")["auto_leaves"] in text

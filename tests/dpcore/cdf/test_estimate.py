@@ -46,13 +46,18 @@ def test_default_method_is_auto_histogram_then_tree() -> None:
     assert plan.method == "hq" and est.release.mechanism == "laplace" and est.delta == 0.0
     assert est.release.values.size == plan.k_max == 32  # n eps >= 300: 32 bins
     assert est.info["interpolation"] == "pchip"
-    # n = 2000 at eps = 1: n eps >= 1500, the 8-ary tree of depth 2 (8 + 64 nodes released)
+    # n = 2000 at eps = 1: n eps >= 1500, the 8-ary tree of depth 3 (8 + 64 + 512 nodes
+    # released; auto_plan_v3, issue 40)
     big = np.random.default_rng(2).uniform(0, 100, 2000)
     est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
     assert est.method == "auto"
-    assert est.info["plan"].method == "tree" and est.info["depth"] == 2
-    assert est.release.values.size == 72
+    assert est.info["plan"].method == "tree" and est.info["depth"] == 3
+    assert est.release.values.size == 584
     assert est.degree is None  # a tree has no degree
+    # the former default auto_v2 (auto_plan_v2): depth 2 there (8 + 64 nodes)
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0, method="auto_v2")
+    assert est.method == "auto_v2" and est.info["depth"] == 2
+    assert est.release.values.size == 72
 
 
 def test_former_default_auto_v1_histogram_then_pp() -> None:

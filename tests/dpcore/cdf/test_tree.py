@@ -176,13 +176,13 @@ def test_pp_on_a_lattice_keeps_its_free_degree_slider() -> None:
 # --- auto: public quantities only ------------------------------------------------------------
 def test_auto_plan_reads_only_public_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[object, ...]] = []
-    real = cdf.auto_plan_v2
+    real = cdf.auto_plan_v3  # the default's rule (issue 40)
 
     def spy(*args: object) -> cdf.AutoPlan:
         seen.append(args)
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cdf, "auto_plan_v2", spy)
+    monkeypatch.setattr(cdf, "auto_plan_v3", spy)
     rng = np.random.default_rng(8)
     plans = []
     for x in (rng.uniform(size=5000), np.full(5000, 0.25)):
@@ -196,4 +196,5 @@ def test_auto_plan_reads_only_public_numbers(monkeypatch: pytest.MonkeyPatch) ->
     # below n*eps = 1500 a histogram (as the former rule), from it the 8-ary tree
     assert cdf.auto_plan_v2(1000, 1.0, 1e-6).method == cdf.auto_plan(1000, 1.0, 1e-6).method
     assert cdf.auto_plan_v2(10_000, 1.0, 1e-6).method == "tree"
+    assert cdf.auto_plan_v3(1000, 1.0, 1e-6) == cdf.auto_plan_v2(1000, 1.0, 1e-6)
     assert cdf.auto_plan(10_000, 1.0, 1e-6).method == "pp"  # the former rule (auto_v1)
