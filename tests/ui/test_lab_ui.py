@@ -278,7 +278,7 @@ def test_a_key_press_or_a_drag_is_one_message(page: Any, server: Server) -> None
     sent.clear()
     page.keyboard.press("ArrowRight")
     expect(page.locator(".dp-eps")).to_have_text("1.05")
-    assert _control_messages(sent) == [{"k": "slider", "c": "eps", "v": 1.05}]
+    assert _control_messages(sent) == [{"k": "slider", "c": "eps", "v": 1.05, "n": 1}]
     box = handle.bounding_box()
     assert box is not None
     # the thumb sits at 1.05 / 20 of the track
@@ -335,7 +335,7 @@ def test_a_sigma_move_with_every_figure_shown_is_one_message(page: Any, server: 
     # every figure drawn again with the new σ
     for p, d in zip(paths, before, strict=True):
         expect(p).not_to_have_attribute("d", d or "")
-    assert _control_messages(sent) == [{"k": "slider", "c": "sigma", "v": 0.01}]
+    assert _control_messages(sent) == [{"k": "slider", "c": "sigma", "v": 0.01, "n": 1}]
     assert _model_changes(sent) == []  # no figure sends anything back
 
 
