@@ -47,8 +47,9 @@ from typing import Any
 import numpy as np
 
 from dpcore import accounting, gaussian
+from dpcore import randomized_response as rr
 
-Z95 = 1.959963984540054  # the 97.5 % point of the standard normal
+Z95 = rr.Z95  # the 97.5 % point of the standard normal
 EPS_MAX = 10.0
 QUESTION_MAX = 300
 OPTION_MAX = 80
@@ -78,19 +79,21 @@ class PollError(ValueError):
 # randomized response
 
 
+# The mathematics is dpcore's (dpcore/randomized_response.py, docs/math.md); these names stay
+# for the room's pages.
 def keep_probability(eps: float, k: int = 2) -> float:
     """P[the true answer is sent] of k-ary randomized response at ``eps``."""
-    return 1.0 / (1.0 + (k - 1) * math.exp(-eps))
+    return rr.keep_probability(eps, k)
 
 
 def other_probability(eps: float, k: int = 2) -> float:
     """P[a given other option is sent]: (1 − p) / (k − 1)."""
-    return (1.0 - keep_probability(eps, k)) / (k - 1)
+    return rr.other_probability(eps, k)
 
 
 def likelihood_ratio(eps: float, k: int = 2) -> float:
     """The largest P[r | a] / P[r | b] over reports r and truths a ≠ b: e^ε exactly."""
-    return keep_probability(eps, k) / other_probability(eps, k)
+    return rr.likelihood_ratio(eps, k)
 
 
 @dataclass(frozen=True)
@@ -121,32 +124,15 @@ def _interval(est: float, half: float) -> tuple[float, float, bool]:
 
 
 def local_estimates(counts: Sequence[int], eps: float) -> list[Estimate]:
-    """Per option: the debiased share of k-ary randomized response and its 95 % interval."""
-    k, n = len(counts), sum(counts)
-    p, q = keep_probability(eps, k), other_probability(eps, k)
-    out = []
-    for c in counts:
-        if n == 0:
-            out.append(Estimate(0, 0.0, math.nan, math.nan, 0.0, 1.0, True))
-            continue
-        y = c / n
-        est = (y - q) / (p - q)
-        if k == 2:
-            var = p * (1 - p)
-        else:
-            pi = min(1.0, max(0.0, est))
-            var = pi * p * (1 - p) + (1 - pi) * q * (1 - q)
-        sd = math.sqrt(var / n) / (p - q)
-        lo, hi, clipped = _interval(est, Z95 * sd)
-        out.append(Estimate(int(c), y, est, sd, lo, hi, clipped))
-    return out
+    """Per option: the debiased share of k-ary randomized response and its 95 % interval
+    (dpcore.randomized_response.estimate_shares)."""
+    return [Estimate(s.reported, s.raw_share, s.estimate, s.sd, s.lo, s.hi, s.clipped)
+            for s in rr.estimate_shares(counts, eps)]
 
 
 def local_sd(eps: float, n: int, k: int = 2) -> float:
     """sd of the binary estimate (exact, any truths); for k > 2 at π = 1/2 (the widest)."""
-    p, q = keep_probability(eps, k), other_probability(eps, k)
-    var = p * (1 - p) if k == 2 else 0.5 * p * (1 - p) + 0.5 * q * (1 - q)
-    return math.sqrt(var / n) / (p - q)
+    return rr.share_sd(eps, n, k)
 
 
 def central_scale(eps: float, delta: float, mech: str, k: int = 2) -> tuple[float, float]:
