@@ -102,22 +102,24 @@ def hist_bins_v2(n: int, eps: float) -> int:
     return auto_bins(n, eps) if n * eps < FEW_BINS_EPS_N else MANY_BINS
 
 
-def tree_depth_v2(n: int, eps: float) -> int:
-    """Depth of the default's 8-ary tree from public n*eps (TREE_DEPTH_FROM); 0 below 1500."""
+def _depth_from(bands: tuple[tuple[float, int], ...], n: int, eps: float) -> int:
+    """The depth of the last band whose start n*eps reaches (0 below the first)."""
     depth = 0
-    for start, d in TREE_DEPTH_FROM:
+    for start, d in bands:
         if n * eps >= start:
             depth = d
     return depth
+
+
+def tree_depth_v2(n: int, eps: float) -> int:
+    """Depth of the former default's 8-ary tree from public n*eps (TREE_DEPTH_FROM); 0 below
+    1500."""
+    return _depth_from(TREE_DEPTH_FROM, n, eps)
 
 
 def tree_depth_v3(n: int, eps: float) -> int:
     """Depth of the default's 8-ary tree from public n*eps (TREE_DEPTH_FROM_V3); 0 below 1500."""
-    depth = 0
-    for start, d in TREE_DEPTH_FROM_V3:
-        if n * eps >= start:
-            depth = d
-    return depth
+    return _depth_from(TREE_DEPTH_FROM_V3, n, eps)
 
 
 @dataclass(frozen=True)
