@@ -11,12 +11,14 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import panel as pn
+import param
+from panel.io.state import set_curdoc
 
 from app.cdf import views
 from app.cdf.inputs import DATASETS, METHOD_CHOICES, STREAM_MODES, UPLOAD
 from app.cdf.panes import text_pane
 from app.cdf.upload import suggest_spacing
-from app.cdf.widgets import UploadBox
+from app.cdf.widgets import SettleNote, UploadBox
 from app.shell import assets
 from app.shell.numbers import fmt_input
 from app.shell.widgets import ImmediateIntSlider, ImmediateSlider, ImmediateText
@@ -27,6 +29,10 @@ if TYPE_CHECKING:
     from app.shell.widgets import TextPane
 
 log = logging.getLogger(__name__)
+
+# A slider value is released once it settles: this long after its last step (a held or
+# repeated arrow key), or at once on pointer up or Enter (assets/dplab-cdf-settle.js).
+SETTLE_MS = 600
 
 CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "upload_lo",
             "upload_hi", "stream_parts", "lattice_h")
@@ -79,6 +85,12 @@ class CDFControls:
                                              css_classes=["dp-cdf-new-noise"], **wide)
         self.w_auto = pn.widgets.Checkbox(label=self.tr("cdf.ctl.auto_degree"), value=s.auto_degree,
                                           css_classes=["dp-cdf-auto"])
+        # the ε slider's value not yet released, and the browser's "settled" (SETTLE_MS)
+        self.eps_pending: float | None = None
+        self._settle_gen = 0
+        self.eps_note = SettleNote(on_settle=lambda v: self._safe(self._eps_settled, v),
+                                   slider_class="dp-cdf-eps-slider", margin=(0, 10),
+                                   sizing_mode="stretch_width", css_classes=["dp-cdf-eps-note"])
         self.w_degree = ImmediateIntSlider(label=self.tr("cdf.ctl.degree"), start=0, end=64,
                                            value=s.degree,
                                            css_classes=["dp-cdf-degree-slider"],
@@ -169,8 +181,17 @@ class CDFControls:
         watch(self.w_teacher, "teacher")
         watch(self.w_lattice, "lattice")
         watch(self.w_h, "lattice_h")
-        self.w_eps_slider.param.watch(lambda ev: self._input("eps", round(ev.new, 4)),
+        self.w_eps_slider.param.watch(lambda ev: self._eps_slid(round(ev.new, 4)),
                                       "value_throttled")
+        # a field holding typed text not yet committed is being edited (never overwritten)
+        self._editing: set[str] = set()
+        fields = {"n": self.w_n, "eps": self.w_eps, "delta": self.w_delta,
+                  "noise_seed": self.w_seed, "stream_parts": self.w_parts, "lattice_h": self.w_h,
+                  "upload_lo": self.w_lo, "upload_hi": self.w_hi, "upload_unit": self.w_unit}
+        for name, w in fields.items():
+            w.param.watch(lambda ev, name=name, w=w: self._typed(name, w, ev.new), "value_input")
+            w.param.watch(lambda _ev, name=name: self._editing.discard(name),
+                          ["value", "enter_pressed"])
         self.w_auto.param.watch(lambda ev: self._input("auto_degree", ev.new), "value")
         self.w_degree.param.watch(lambda ev: self._on_degree(int(ev.new)), "value")
         self.w_new_data.on_click(lambda _: self._safe(self.state.new_class_data))
@@ -204,19 +225,90 @@ class CDFControls:
                    "stream_steps": "stream_parts", "stream_mode": "stream_parts",
                    "auto_degree": "method", "teacher": "method",
                    "lattice": "lattice_h"}.get(name, name)
+        if name == "eps" and self.eps_pending is not None:
+            self._settle_gen += 1  # a typed ε replaces the slider's pending one
+            self._set_pending(None)
+        other = {"upload_lo": "upload_hi", "upload_hi": "upload_lo"}.get(name)
         try:
-            problem = self.state.set_input(name, value)
+            # one change of the state for both bounds (one release, not one per bound)
+            with param.parameterized.batch_call_watchers(self.state):
+                problem = self.state.set_input(name, value)
+                if problem is None and other in self._errors:
+                    # the other bound's field holds a rejected text (e.g. a lower bound above
+                    # the old upper one): check it again against this one; its field is never
+                    # overwritten with the server's value
+                    field = self.w_hi if other == "upload_hi" else self.w_lo
+                    again = self.state.set_input(other, field.value)
+                    if again is None:
+                        self._errors.pop(other, None)
+                    else:
+                        self._errors[other] = again
         except Exception:
             log.warning("cdf: input %s rejected", name, exc_info=True)
             problem = ("cdf.err.internal", {})
         if problem is None:
             self._errors.pop(control, None)
-            if control in ("upload_lo", "upload_hi"):  # the pair is valid again: both fields
-                self._errors.pop("upload_hi" if control == "upload_lo" else "upload_lo", None)
+            if other is not None:
                 self._sync_widgets()
         else:
             self._errors[control] = problem
         self._show_errors()
+
+    # ---- the ε slider: a release once the value settles -------------------------------------
+    def _eps_slid(self, value: float) -> None:
+        """A step of the ε slider (each arrow press arrives as one): pending until it settles
+        (SETTLE_MS after the last step, or pointer up / Enter); nothing is released or booked
+        before."""
+        if self._syncing:
+            return
+        self._settle_gen += 1
+        if value == self.state.eps and "eps" not in self._errors:
+            self._set_pending(None)  # back at the released value: nothing to release
+            return
+        self._set_pending(value)
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            return  # no session (tests): settle_eps() releases
+        gen = self._settle_gen
+
+        def due() -> None:
+            if gen == self._settle_gen:
+                with set_curdoc(doc):
+                    self._safe(self.settle_eps)
+
+        doc.add_timeout_callback(due, SETTLE_MS)
+
+    def _eps_settled(self, value: float) -> None:
+        """The browser says the slider settled (pointer up, Enter) at ``value``: release it now
+        (whether or not its step has arrived yet)."""
+        value = round(min(max(value, self.w_eps_slider.start), self.w_eps_slider.end), 4)
+        self._settle_gen += 1
+        if value == self.state.eps and "eps" not in self._errors:
+            self._set_pending(None)
+            return
+        self._set_pending(value)
+        self.settle_eps()
+
+    def settle_eps(self) -> None:
+        """Release the pending ε value (the ledger books it); nothing when none is pending."""
+        value = self.eps_pending
+        if value is None:
+            return
+        self._set_pending(None)
+        self._input("eps", value)
+
+    def _set_pending(self, value: float | None) -> None:
+        self.eps_pending = value
+        text = "" if value is None else self.tr("cdf.ctl.eps_pending", eps=fmt_input(value),
+                                               released=fmt_input(self.state.eps))
+        if self.eps_note.text != text:
+            self.eps_note.text = text
+
+    def _typed(self, name: str, widget: Any, text: str) -> None:
+        if text != widget.value:
+            self._editing.add(name)
+        else:
+            self._editing.discard(name)
 
     def _on_degree(self, k: int) -> None:
         if self._syncing:
@@ -326,9 +418,14 @@ class CDFControls:
                             (self.w_seed, str(s.noise_seed), "noise_seed"),
                             (self.w_parts, str(s.stream_parts), "stream_parts"),
                             (self.w_h, fmt_input(s.lattice_h), "lattice_h")):
-                if c not in self._errors and w.value != v:
+                if c not in self._errors and c not in self._editing and w.value != v:
                     w.value = v
-            self.w_eps_slider.value = min(max(s.eps, 0.05), 10.0)
+            if self.eps_pending is None:  # a pending slider value stays where it was put
+                self.w_eps_slider.value = min(max(s.eps, 0.05), 10.0)
+            n_key = ("cdf.ctl.n" if s.is_synthetic
+                     else "cdf.ctl.n_upload" if s.dataset == UPLOAD else "cdf.ctl.n_real")
+            if self.w_n.name != self.tr(n_key):
+                self.w_n.name = self.tr(n_key)
             self.w_method.value = s.method
             self.w_auto.value = s.auto_degree
             self.w_teacher.value = s.teacher
@@ -355,11 +452,15 @@ class CDFControls:
                     self.w_column.value = s.upload_column
                 lo = "" if s.upload_lo is None else fmt_input(s.upload_lo)
                 hi = "" if s.upload_hi is None else fmt_input(s.upload_hi)
-                if "upload_lo" not in self._errors and self.w_lo.value != lo:
+                # a bound being typed is never overwritten (the other one may just have been
+                # committed: its check must not put the server's value into this field)
+                if ({"upload_lo"} - set(self._errors) - self._editing
+                        and self.w_lo.value != lo):
                     self.w_lo.value = lo
-                if "upload_hi" not in self._errors and self.w_hi.value != hi:
+                if ({"upload_hi"} - set(self._errors) - self._editing
+                        and self.w_hi.value != hi):
                     self.w_hi.value = hi
-                if self.w_unit.value != s.upload_unit:
+                if "upload_unit" not in self._editing and self.w_unit.value != s.upload_unit:
                     self.w_unit.value = s.upload_unit
             self.w_add.label = self.tr(f"cdf.stream.add.{s.stream_mode}")
             self.w_add.disabled = s.stream_steps >= s.stream_parts
@@ -410,7 +511,7 @@ class CDFControls:
             self.w_lattice, self.w_h, self.err["lattice_h"], self.lattice_note,
             h("cdf.side.release"),
             self.w_method, self.err["method"],
-            self.w_eps, self.err["eps"], self.w_eps_slider,
+            self.w_eps, self.err["eps"], self.w_eps_slider, self.eps_note,
             self.w_delta, self.err["delta"],
             self.w_seed, self.err["noise_seed"], self.secret_note, self.w_new_noise,
             h("cdf.side.teacher"),

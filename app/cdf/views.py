@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -168,6 +169,7 @@ def _total_row(state: CDFState, lang: str) -> str:
     if led.exposed != led.releases:
         exposed = (f'<div class="dp-muted">'
                    f'{e(tp("cdf.privacy.exposed", led.exposed, lang))}</div>')
+    detail_html, basic_html = _nowrap_numbers(e(detail)), _nowrap_numbers(e(basic))
     return f"""
         <dt>{e(t("cdf.privacy.source", lang))}</dt><dd>{label}</dd>
         <dt>{e(tp("cdf.privacy.total", led.releases, lang))}</dt>
@@ -175,8 +177,17 @@ def _total_row(state: CDFState, lang: str) -> str:
             δ = <span class="dp-cdf-total-delta">{g(led.total.delta, 6)}</span></dd>
         <dt>{e(t("cdf.privacy.rule", lang))}</dt>
         <dd><span class="dp-cdf-rule">{e(rule)}</span>{exposed}
-          <div class="dp-muted">{e(detail)}</div>
-          <div class="dp-muted dp-cdf-basic">{e(basic)}</div></dd>"""
+          <div class="dp-muted">{detail_html}</div>
+          <div class="dp-muted dp-cdf-basic">{basic_html}</div></dd>"""
+
+
+# A number in running text: 7, 0.25, 1e-06, 1,000, 3.5e+20 (never broken inside: dplab-cdf.css).
+_NUMBER = re.compile(r"(?<![\w.])[-−]?\d(?:[\d,.]*\d)?(?:e[-+]\d+)?(?![0-9A-Za-z])")
+
+
+def _nowrap_numbers(text: str) -> str:
+    """Escaped ``text`` with each number in a ``dp-cdf-num`` span (white-space: nowrap)."""
+    return _NUMBER.sub(lambda m: f'<span class="dp-cdf-num">{m.group(0)}</span>', text)
 
 
 def _off_lattice(rel: Release, lang: str) -> str:
@@ -568,7 +579,23 @@ def upload_status_html(state: CDFState, lang: str, error: Message | None = None)
             prob = state.upload_problem()
             if prob is not None:
                 parts.append(error_html(prob, lang))
+            else:
+                parts.append(_none_inside_html(state, lang))
     return "".join(parts)
+
+
+def _none_inside_html(state: CDFState, lang: str) -> str:
+    """A neutral note when the public bounds leave out every record of the upload (each one
+    clipped to an end): the release would otherwise look like a plain step with no word why."""
+    try:
+        d = state.data()
+    except DataUnavailable:
+        return ""
+    lo, hi = d.bounds
+    if d.n == 0 or bool(((d.x >= lo) & (d.x <= hi)).any()):
+        return ""
+    text = t("cdf.up.none_inside", lang, lo=g(lo, 6), hi=g(hi, 6))
+    return f'<p class="dp-cdf-info dp-cdf-small dp-cdf-none-inside" role="note">{e(text)}</p>'
 
 
 # Inputs whose rejection leaves the main plot and its figures at the last valid values.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -98,3 +99,33 @@ class UploadBox(PlainJS):
             if len(payload) != p["size"]:
                 raise ValueError("size mismatch")
             self._on_file(p["name"], payload)
+
+
+class SettleNote(PlainJS):
+    """The note on a slider value not yet released (a live region), and the browser's word
+    that the slider has settled (pointer up or Enter on its handle: assets/dplab-cdf-settle.js).
+
+    The server keeps the pending value and its 600 ms pause (app/cdf/controls.py); this
+    component only shows ``text`` and passes each "settled" message, with the value shown on
+    the handle, to ``on_settle``.
+    """
+
+    text = param.String(default="", doc="The note on the pending value ('' when none).")
+    slider_class = param.String(default="", doc="CSS class of the slider it watches.")
+
+    _esm = assets.path("dplab-cdf-settle.js")
+
+    _stylesheets: ClassVar[list[str]] = [assets.text("dplab-cdf.css")]
+
+    def __init__(self, on_settle: Callable[[float], None], **params: Any) -> None:
+        super().__init__(**params)
+        self._on_settle = on_settle
+
+    def _handle_msg(self, data: Any) -> None:
+        try:
+            if isinstance(data, dict) and data.get("kind") == "settle":
+                value = float(data.get("value"))  # type: ignore[arg-type]
+                if math.isfinite(value):
+                    self._on_settle(value)
+        except (TypeError, ValueError):
+            log.warning("cdf settle: message rejected", exc_info=True)
