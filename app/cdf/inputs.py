@@ -287,7 +287,8 @@ class CDFInputs:
             "teacher": "1" if self.teacher else "0",
             "stream": self.stream_mode,
             "parts": str(self.stream_parts),
-            "batches": str(self.stream_steps),
+            # (steps beyond the parts show all of them: the address says what is shown)
+            "batches": str(min(self.stream_steps, self.stream_parts)),
             # only a spacing in use (a ticked one that does not fit these bounds is not)
             "gran": "" if (g := self.granularity()) is None else fmt_input(g),
         }
