@@ -132,9 +132,13 @@ def _field(c: str, label: str, value: str, *, disabled: bool = False,
             f'<div class="dp-error-{c}" id="dpc-{c}-err"></div>')
 
 
+# The sliders' fixed class names (outside checks and the load client find them by these).
+SLIDER_CLASSES = {"sigma": "dp-slider-sigma", "eps": "dp-slider-eps", "delta": "dp-slider-delta"}
+
+
 def _slider(c: str, label: str, x: float, text: str) -> str:
     (lo, hi), step = SLIDERS[c]
-    return (f'<div class="dp-slider dp-slider-{c}">'
+    return (f'<div class="dp-slider {SLIDER_CLASSES[c]}">'
             f'<label for="dpc-{c}-s">{_e(label)}</label>'
             f'<output class="dp-slider-value" for="dpc-{c}-s">{_e(text)}</output>'
             f'<input id="dpc-{c}-s" type="range" data-slider="{c}" min="{lo:g}" max="{hi:g}"'

@@ -241,9 +241,12 @@ def auto_plan_v2(n: int, eps: float, delta: float, lattice_size: int | None = No
             f"n*eps < {HISTOGRAM_EPS_N:g}: {m}-bin Laplace histogram with PCHIP interpolation",
             method="hq",
         )
-    depth = tree_depth_v2(n, eps_v)
-    tp = tree.plan_tree(n, eps_v, delta_v, leaves=TREE_BRANCHING**depth,
-                        branching=TREE_BRANCHING)
+    return _tree_plan(n, eps_v, delta_v, tree_depth_v2(n, eps_v))
+
+
+def _tree_plan(n: int, eps: float, delta: float, depth: int) -> AutoPlan:
+    """The automatic rules' 8-ary PCHIP tree of ``depth`` levels (noise by tree.plan_tree)."""
+    tp = tree.plan_tree(n, eps, delta, leaves=TREE_BRANCHING**depth, branching=TREE_BRANCHING)
     return AutoPlan(tp.noise, tp.leaves, tp.node_sd,
                     f"n*eps >= {HISTOGRAM_EPS_N:g}: {TREE_BRANCHING}-ary tree of depth "
                     f"{tp.depth} ({tp.leaves} leaves), PCHIP inside a cell",
@@ -266,13 +269,7 @@ def auto_plan_v3(n: int, eps: float, delta: float, lattice_size: int | None = No
     eps_v, delta_v = check_privacy(eps, delta)
     if lattice_size is not None or n * eps_v < HISTOGRAM_EPS_N:
         return auto_plan_v2(n, eps_v, delta_v, lattice_size)
-    depth = tree_depth_v3(n, eps_v)
-    tp = tree.plan_tree(n, eps_v, delta_v, leaves=TREE_BRANCHING**depth,
-                        branching=TREE_BRANCHING)
-    return AutoPlan(tp.noise, tp.leaves, tp.node_sd,
-                    f"n*eps >= {HISTOGRAM_EPS_N:g}: {TREE_BRANCHING}-ary tree of depth "
-                    f"{tp.depth} ({tp.leaves} leaves), PCHIP inside a cell",
-                    method="tree")
+    return _tree_plan(n, eps_v, delta_v, tree_depth_v3(n, eps_v))
 
 
 def _estimate_auto(
