@@ -14,7 +14,7 @@ from bokeh.core.properties import value
 from bokeh.models import ColumnDataSource, Label, Legend, LegendItem, Range1d, Span
 from bokeh.plotting import figure
 
-from app.cdf import views
+from app.cdf import views, views_degree
 from app.cdf.inputs import METHODS, PLOT_POINTS
 from app.cdf.panes import text_pane
 from app.cdf.views import metrics_html, table_html
@@ -254,7 +254,7 @@ class CDFFigures:
 
     def _refresh_degree(self, info: Any) -> None:
         s = self.state
-        self.degree_status.object = views.degree_status_html(s, info, self.lang)
+        self.degree_status.object = views_degree.degree_status_html(s, info, self.lang)
         errs = s.degree_errors() if info.available else None
         self.plot_deg.visible = self.fig_deg.visible = errs is not None
         if errs is None:
@@ -284,7 +284,7 @@ class CDFFigures:
         self.deg_span.location = info.in_use
         self.deg_label.x = info.in_use
         self.deg_label.text = f"K = {info.in_use}"
-        self.degree_table.object = views.degree_table_html(errs, info, self.lang, self.hide)
+        self.degree_table.object = views_degree.degree_table_html(errs, info, self.lang, self.hide)
 
     def _refresh_stream(self) -> None:
         s = self.state

@@ -25,7 +25,7 @@ from typing import Any
 import panel as pn
 from markdown_it import MarkdownIt
 
-from app.cdf import export, views
+from app.cdf import export, views, views_degree
 from app.cdf import tour as cdf_tour
 from app.cdf.controls import CDFControls
 from app.cdf.figures import CDFFigures
@@ -125,7 +125,8 @@ class CDFPage(CDFControls, CDFFigures):
             self.state.data()
         except DataUnavailable:
             return
-        self.degree_side.object = views.degree_side_html(self.state, info, self.lang, self.hide)
+        self.degree_side.object = views_degree.degree_side_html(self.state, info, self.lang,
+                                                                self.hide)
         if self.state.method == "auto":
             self.auto_box.object = views.auto_choice_html(self.state, self.lang, self.hide)
         self._later("degree")  # the table under the error-by-degree plot
@@ -209,7 +210,7 @@ class CDFPage(CDFControls, CDFFigures):
         self._refresh_curves(info)
         if not light:  # a degree change is post-processing: the ledger cannot change
             self._refresh_cards()
-        self.degree_side.object = views.degree_side_html(s, info, self.lang, self.hide)
+        self.degree_side.object = views_degree.degree_side_html(s, info, self.lang, self.hide)
         self.notice.object = views.notices_html(self._notices, self.lang)
         # The plot, its table, the cards and the degree in use go out first; the error-vs-degree
         # plot and the stream follow in a second message, so the browser paints the first part

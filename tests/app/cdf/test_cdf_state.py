@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from app.cdf import views
+from app.cdf import views, views_degree
 from app.cdf.inputs import METHODS
 from app.cdf.page import CDFState, metrics_html, privacy_html, table_html
 from app.cdf.state import RefGrid, ecdf_sorted, integral_sq_ecdf
@@ -132,7 +132,7 @@ def test_real_data_auto_histogram_explains_and_pp_view_is_a_new_release() -> Non
     assert "944" in text and "1,500" in text and f"{plan.k_max} bars" in text
     b = s.current().release.noise_scale
     assert f"b = {views.g(b, 3)}" in text and "dp-cdf-auto-hist" in text
-    assert "Not available" in views.degree_side_html(s, info, "en")
+    assert "Not available" in views_degree.degree_side_html(s, info, "en")
     assert s.ledger().releases == 1 and s.ledger().total.delta == 0.0
     s.set_input("method", "pp")
     assert s.degree_info().available
@@ -161,7 +161,7 @@ def test_auto_tree_says_what_it_released_and_the_slider_is_not_available(lang: s
     assert shape is not None and (shape.branching, shape.depth, shape.leaves) == (8, 3, 512)
     card = privacy_html(s, lang)
     assert views.shape_text(shape, lang) in card
-    side = views.degree_side_html(s, info, lang)
+    side = views_degree.degree_side_html(s, info, lang)
     assert "dp-cdf-degree-na" in side and t("cdf.degree.side_tree", lang) in side
     # moving the (disabled) degree does nothing to the release or the ledger
     s.set_input("degree", 5)
@@ -323,7 +323,7 @@ def test_text_views_show_numbers_with_units_and_the_shown_numbers_are_dpcores(la
     assert unit in m
     p = privacy_html(s, lang)
     assert "dp-cdf-total-eps" in p and "dp-cdf-eps" in p
-    side = views.degree_side_html(s, s.degree_info(), lang)
+    side = views_degree.degree_side_html(s, s.degree_info(), lang)
     assert f'<span class="dp-cdf-degree">{s.degree_info().in_use}</span>' in side
     tab = table_html(s, lang)
     assert tab.count("<tr>") == 6 and f"x ({unit})" in tab
@@ -334,7 +334,7 @@ def test_text_views_show_numbers_with_units_and_the_shown_numbers_are_dpcores(la
     views.table_html(s, lang, rows)
     views.compare_html(s, rows, lang)
     views.sources_html(s, lang)
-    views.degree_table_html(s.degree_errors(), s.degree_info(), lang)
+    views_degree.degree_table_html(s.degree_errors(), s.degree_info(), lang)
     views.data_note_html(s, lang)
 
 
