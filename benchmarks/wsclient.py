@@ -1005,6 +1005,62 @@ class Follower(Tab):
     def __init__(self, url: str, page: Page) -> None:
         super().__init__(url, page)
         self.seen: dict[str, float] = {}
+        self.channel: Any = None  # the card channel, as assets/dplab-room-card.js opens it
+        self._channel_reader: asyncio.Task[None] | None = None
+        self.via_channel = 0  # cards first seen from the channel
+
+    @classmethod
+    async def open(cls, url: str, cookie: str | None = None, origin: str | None = None,
+                   timeout: float = 60.0, extra_cookies: dict[str, str] | None = None) -> Tab:
+        tab = await super().open(url, cookie, origin, timeout, extra_cookies)
+        assert isinstance(tab, Follower)
+        await tab._open_channel(origin, timeout)
+        return tab
+
+    async def _open_channel(self, origin: str | None, timeout: float) -> None:
+        """The card channel of a following lab (app/room/channel.py), when the page has one."""
+        from tornado.httpclient import HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        try:
+            m = re.search(r'class="dp-card-channel"[^>]*data-url="([^"]+)"',
+                          self.initial_text("dp-conn-watch"))
+        except TabError:
+            m = None
+        if m is None:
+            return
+        scheme, netloc = urlsplit(self.url)[:2]
+        headers = {"Origin": origin or f"{scheme}://{netloc}"}
+        if self.page.cookies:
+            headers["Cookie"] = cookie_header(self.page.cookies)
+        ws_scheme = "wss" if scheme == "https" else "ws"
+        req = HTTPRequest(f"{ws_scheme}://{netloc}{html.unescape(m.group(1))}", headers=headers,
+                          request_timeout=timeout)
+        self.channel = await websocket_connect(req)
+        self._channel_reader = asyncio.create_task(self._read_channel())
+
+    async def _read_channel(self) -> None:
+        while self.channel is not None:
+            text = await self.channel.read_message()
+            at = time.perf_counter()  # the clock of Message.received_at
+            if text is None:
+                return
+            try:
+                card = json.loads(text).get("card", "")
+            except ValueError:
+                continue
+            s = card_sigma(str(card))
+            if s is not None and s not in self.seen:
+                self.seen[s] = at
+                self.via_channel += 1
+
+    async def close(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        if self._channel_reader is not None:
+            self._channel_reader.cancel()
+        await super().close()
 
     async def _on_push(self, msg: Message) -> None:
         card = self.by_class.get("dp-card-pane")

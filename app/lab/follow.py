@@ -113,12 +113,17 @@ class LabFollowable:
         finally:
             self._applying = False
 
-    def preview_room_snapshot(self, snap: Mapping[str, Any]) -> bool:
+    def preview_html(self, snap: Mapping[str, Any]) -> str | None:
         lab, tour = self.lab, self.lab.tour
         if tour is not None and (tour.step or int(snap.get("tour") or 0) or tour.concealed):
-            return False  # the tour's panel and concealment come with the whole snapshot
-        html = card_of(snap.get("lab") or {}, self.lang, bool(getattr(lab, "_large", False)))
-        lab.card.set_text(html)  # (nothing is sent when it is the same)
+            return None  # the tour's panel and concealment come with the whole snapshot
+        return card_of(snap.get("lab") or {}, self.lang, bool(getattr(lab, "_large", False)))
+
+    def preview_room_snapshot(self, snap: Mapping[str, Any]) -> bool:
+        html = self.preview_html(snap)
+        if html is None:
+            return False
+        self.lab.card.set_text(html)  # (nothing is sent when it is the same)
         return True
 
     def on_room_change(self, callback: Callable[[], None]) -> None:

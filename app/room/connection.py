@@ -57,11 +57,19 @@ def css_url() -> str:
     return href(asset_url(CSS))
 
 
-def watch_pane(lang: str) -> Any:
-    """The lab's part: the data and the script, in a pane of no size (rendered once)."""
+def watch_pane(lang: str, card_channel: str | None = None) -> Any:
+    """The lab's part: the data and the script, in a pane of no size (rendered once).
+    ``card_channel``: a following student's card channel (app/room/channel.py), opened by
+    assets/dplab-room-card.js."""
     import panel as pn
 
+    from app.room import channel
+
     body = data_html(lang, "lab") + f'<script src="{html.escape(script_url())}"></script>'
+    if card_channel:
+        src = href(asset_url(channel.SCRIPT))
+        body += (f'<div class="dp-card-channel" hidden data-url="{html.escape(card_channel)}">'
+                 f'</div><script src="{html.escape(src)}"></script>')
     return pn.pane.HTML(body, width=0, height=0, margin=0, css_classes=["dp-conn-watch"])
 
 

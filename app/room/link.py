@@ -27,7 +27,8 @@ from urllib.parse import urlencode
 
 import panel as pn
 
-from app.room import codes
+from app.room import channel, codes
+from app.room.channel import CardChannel
 from app.room.hub import RoomHub, get_hub
 from app.room.questions import question_text
 from app.room.render import distribution_html
@@ -118,6 +119,9 @@ class RoomLink:
         self.ask_btn: pn.widgets.Button | None = None
         self.reveal_btn: pn.widgets.Button | None = None
         self._rendered: tuple[Any, ...] | None = None  # what a student's banner shows now
+        # a student's card channel (app/room/channel.py) and the room seq it last carried
+        self.channel: CardChannel | None = None
+        self._pushed = -1
 
     # ---- PageLink ------------------------------------------------------------------------
     def attach(self, page: Followable) -> list[Any]:
@@ -127,7 +131,11 @@ class RoomLink:
         self.page, self.lang = page, page.lang
         self.doc = pn.state.curdoc
         # a dropped connection: the browser says so and reloads (app/room/connection.py)
-        objects: list[Any] = [self.banner, connection.watch_pane(self.lang)]
+        card_url = None
+        if self.student and self.code:
+            channel.register(self)  # the page's card channel may now open
+            card_url = channel.url(self.id)
+        objects: list[Any] = [self.banner, connection.watch_pane(self.lang, card_url)]
         if self.doc is not None:
             connection.take_over(self.doc)
         if not self.code:
@@ -176,10 +184,16 @@ class RoomLink:
     def _left(self) -> None:
         self.hub.leave(self)
         SLOW_LANE.queue.pop(self, None)
+        channel.unregister(self)
+        sock, self.channel = self.channel, None
+        if sock is not None:
+            sock.close()
 
     # ---- Member (app/room/hub.py) ----------------------------------------------------------
     def deliver(self, msg: Mapping[str, Any]) -> None:
         doc = self.doc
+        if self.channel is not None:
+            self._push(msg)  # the card now, before any document's turn
         if doc is None or doc.session_context is None:
             self._take(msg)
             return
@@ -192,6 +206,21 @@ class RoomLink:
                 self._take(msg)
 
         doc.add_next_tick_callback(run)
+
+    def _push(self, msg: Mapping[str, Any]) -> None:
+        """Send a state's card over the channel when the page may show it alone (a following
+        student, a state no older than the last, no tour step or concealment)."""
+        st, page, sock = self.state, self.page, self.channel
+        preview_html = getattr(page, "preview_html", None)
+        if (sock is None or preview_html is None or msg.get("type") != "state"
+                or not self.student or not st.follows):
+            return
+        seq = int(msg.get("seq", -1))
+        if seq < st.seq or seq <= self._pushed:
+            return
+        card = preview_html(dict(msg.get("snap") or {}))
+        if card is not None and sock.push(channel.frame(seq, card)):
+            self._pushed = seq
 
     def store_status(self, ok: bool) -> None:
         def run() -> None:
@@ -275,7 +304,8 @@ class RoomLink:
             snap = dict(msg.get("snap") or {})
             q = self.state.question
             snap["question"] = q["id"] if q else ""
-            if self.student and self._preview(snap):
+            pushed = self._pushed == int(msg.get("seq", -2))  # its card went by the channel
+            if self.student and (pushed or self._preview(snap)):
                 self._full = snap
                 SLOW_LANE.add(self)
             else:

@@ -25,7 +25,7 @@ from urllib.parse import urlencode, urlsplit
 
 import tornado.web
 
-from app.room import codes, guard, poll_pages, roster, teach_view, tokens
+from app.room import channel, codes, guard, poll_pages, roster, teach_view, tokens
 from app.room.hub import get_hub
 from app.room.poll import PollError
 from app.room.questions import question_text, quiz_refs
@@ -573,4 +573,5 @@ def routes(https: bool = False) -> list[tuple[str, type[tornado.web.RequestHandl
             (r"/teach/?", TeachHandler, kw),
             (r"/teach/rooms/([A-Za-z0-9]{1,12})/([a-z-]+)", RoomActionHandler, kw),
             (r"/teach/api/rooms/([A-Za-z0-9]{1,12})", RoomApiHandler, kw),
-            (r"/join/?", JoinHandler, kw)]
+            (r"/join/?", JoinHandler, kw),
+            *channel.routes()]

@@ -32,6 +32,12 @@ class Followable(Protocol):
         """Show ``snap``; ``hold``: the student cannot reveal what it conceals."""
         ...
 
+    def preview_html(self, snap: Mapping[str, Any]) -> str | None:
+        """The HTML :meth:`preview_room_snapshot` would show for ``snap`` (the very string every
+        follower of the process shows), or None when it cannot be shown alone. A live class
+        may send it to the page by its own way (app/room/channel.py)."""
+        ...
+
     def preview_room_snapshot(self, snap: Mapping[str, Any]) -> bool:
         """Show at once the part of ``snap`` a student looks at first (the lab: its card, made
         once per process and snapshot), when it can be shown alone; :meth:`apply_room_snapshot`

@@ -123,6 +123,10 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
         for s in (en, ko):
             expect(s.locator(".dp-sigma")).to_have_text("0.5")
             expect(s.locator(".dp-required-delta")).to_have_text(delta)
+        # the cards came by the class's card channel (app/room/channel.py), one frame per state
+        channel_seq = "() => window.dplabRoomCard ? window.dplabRoomCard.seq : -2"
+        en.wait_for_function(f"({channel_seq})() >= 1")
+        ko.wait_for_function(f"({channel_seq})() >= 1")
 
         # ---- the room page counts both students, both following ------------------------------
         expect(count).to_contain_text(
@@ -133,10 +137,14 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
         expect(en.locator(".dp-room-banner")).to_contain_text("Exploring on your own")
         expect(count).to_contain_text(
             re.compile(r"\(lab 2 · class page \d\) · following the instructor: 1$"))
+        en_seq = en.evaluate(channel_seq)
+        ko_seq = ko.evaluate(channel_seq)
         box.fill("2")
         box.press("Enter")
         expect(ko.locator(".dp-sigma")).to_have_text("2")
+        ko.wait_for_function(f"({channel_seq})() > {ko_seq}")
         expect(en.locator(".dp-sigma")).to_have_text("0.5")  # (Korean lab already took 2)
+        assert en.evaluate(channel_seq) == en_seq  # no card is sent to a lab on its own
         delta2 = lab.locator(".dp-required-delta").text_content() or ""
         assert delta2 != delta
         en.get_by_role("button", name="Follow again").click()

@@ -1,0 +1,127 @@
+"""The class's card channel: one frame per worker and room state, the same bytes to every
+following student of that worker.
+
+Why: a following lab got each teacher move's card as a Bokeh patch of its own document. Each
+patch is made, serialised and written per session (~1.5 ms of a worker's CPU per follower,
+benchmarks/real_followers.py, 2026-12-04), so the last of 150 followers on a worker saw the
+change ~250 ms after the first: 8.4x the time one follower waits (issue 37 asks <= 2x). The
+card of a room state is already one string per process, language and layout
+(app/lab/follow.py ``card_of``); here it is also one websocket frame, written as is to each
+follower's own plain websocket (Tornado's public ``WebSocketHandler``), a few microseconds each.
+
+- ``/room-card?link=ID`` (:class:`CardChannel`): opened by assets/dplab-room-card.js on a
+  student's ``/lab?room=CODE``. ``ID`` is the page's :class:`app.room.link.RoomLink` id, given
+  to that page only (it is in no address and no other page); an id this process does not hold
+  is closed at once (code 4404) and tells nothing about rooms, so the channel is no door for
+  guessing codes. Origins: the ones Bokeh allows for the page's own websocket.
+- The frame is ``{"seq": n, "card": html}``: the card's HTML for a state the page may show in
+  full (no tour step, nothing concealed: :meth:`app.shell.follow.Followable.preview_html`).
+  The page writes it into the card (only while its banner says it follows) and the rest of
+  the state (controls, figures, the card again) comes through Bokeh as before, one lab at a
+  time (app/room/link.py ``SlowLane``).
+- Nothing is sent to the server over the channel; a message from the browser closes it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import weakref
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+import tornado.web
+import tornado.websocket
+
+from app.shell.urls import href
+
+if TYPE_CHECKING:
+    from app.room.link import RoomLink
+
+log = logging.getLogger("dplab.room")
+PATH = "/room-card"
+SCRIPT = "dplab-room-card.js"
+NOT_HERE = 4404  # close code: no lab with that id in this process
+_FRAMES_KEPT = 64
+
+# RoomLink.id -> the link, for the students' labs of this process (weak: a closed session's
+# link goes with its page).
+_LINKS: weakref.WeakValueDictionary[str, RoomLink] = weakref.WeakValueDictionary()
+# (seq, card html) -> the frame's bytes: one encoding per worker, state, language and layout.
+_FRAMES: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+
+
+def register(link: RoomLink) -> None:
+    _LINKS[link.id] = link
+
+
+def unregister(link: RoomLink) -> None:
+    if _LINKS.get(link.id) is link:
+        del _LINKS[link.id]
+
+
+def url(link_id: str) -> str:
+    """The channel's address for a page (its path; the script makes it a ws:// address)."""
+    return href(PATH) + "?link=" + link_id
+
+
+def frame(seq: int, card: str) -> bytes:
+    """The frame for ``card`` at room sequence ``seq`` (made once: the card strings of one
+    state are shared by every follower of the process, and so is this)."""
+    key = (seq, card)
+    got = _FRAMES.get(key)
+    if got is None:
+        got = json.dumps({"seq": seq, "card": card}, ensure_ascii=False,
+                         separators=(",", ":")).encode()
+        _FRAMES[key] = got
+        while len(_FRAMES) > _FRAMES_KEPT:
+            _FRAMES.popitem(last=False)
+    return got
+
+
+class CardChannel(tornado.websocket.WebSocketHandler):
+    """One student's lab: receives its room's cards (see the module docstring)."""
+
+    link: RoomLink | None = None
+
+    def check_origin(self, origin: str) -> bool:
+        # The page's own websocket is allowed from these origins (app.serve.hardening
+        # .websocket_origins, given to Bokeh); Tornado's same-origin rule first, as for Bokeh's.
+        if super().check_origin(origin):
+            return True
+        from bokeh.server.util import check_allowlist
+        from bokeh.settings import settings
+
+        allowed = set(settings.allowed_ws_origin() or
+                      getattr(self.application, "websocket_origins", set()))
+        return bool(check_allowlist(urlparse(origin).netloc.lower(), sorted(allowed)))
+
+    def open(self, *args: Any, **kwargs: Any) -> None:
+        link = _LINKS.get(self.get_query_argument("link", ""))
+        if link is None:
+            self.close(NOT_HERE)
+            return
+        self.link = link
+        link.channel = self
+
+    def on_message(self, message: str | bytes) -> None:
+        self.close()  # nothing is expected from the browser
+
+    def on_close(self) -> None:
+        link, self.link = self.link, None
+        if link is not None and link.channel is self:
+            link.channel = None
+
+    def push(self, data: bytes) -> bool:
+        """Send one frame; False when the socket is gone (the page then gets the card through
+        Bokeh)."""
+        try:
+            self.write_message(data)  # bytes as a text frame: already UTF-8 JSON
+        except tornado.websocket.WebSocketClosedError:
+            return False
+        return True
+
+
+def routes() -> list[tuple[str, type[tornado.web.RequestHandler], Any]]:
+    return [(PATH, CardChannel, {})]

@@ -1,0 +1,111 @@
+"""The class's card channel (app/room/channel.py): a following student's card is one frame
+per process and room state, the very same bytes for every follower, sent at once; the rest of
+the state follows through the slow lane as before. Nothing is sent to a lab exploring on its
+own, for a tour step, or for an older state; the websocket route closes for an id this process
+does not hold (4404: no door for guessing room codes) and forgets a closed socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import tornado.httpserver
+import tornado.testing
+import tornado.web
+import tornado.websocket
+from test_follow_lanes import ROOM_LAB, a_student, message, until
+
+from app.lab.follow import card_of
+from app.room import channel
+from app.room import link as link_mod
+
+
+class FakeSocket:
+    """What RoomLink needs of a CardChannel: push(bytes) -> bool."""
+
+    def __init__(self, alive: bool = True) -> None:
+        self.frames: list[bytes] = []
+        self.alive = alive
+
+    def push(self, data: bytes) -> bool:
+        if self.alive:
+            self.frames.append(data)
+        return self.alive
+
+    def close(self) -> None:
+        self.alive = False
+
+
+def test_the_card_goes_by_the_channel_the_same_frame_for_every_follower() -> None:
+    async def body() -> None:
+        _hub1, lab1, link1 = await a_student()
+        _hub2, lab2, link2 = await a_student()
+        s1, s2 = FakeSocket(), FakeSocket()
+        link1.channel, link2.channel = s1, s2  # type: ignore[assignment]
+        before = lab1.card.object
+        link1.deliver(message(7, ROOM_LAB))
+        link2.deliver(message(7, ROOM_LAB))
+        assert len(s1.frames) == 1 and s1.frames[0] is s2.frames[0]  # one encoding
+        got = json.loads(s1.frames[0])
+        assert got == {"seq": 7, "card": card_of(ROOM_LAB, "en", False)}
+        assert "2.5" in got["card"]
+        assert lab1.card.object == before  # not also sent through Bokeh at once
+        await until(lambda: lab1.state.sigma == 2.5 and lab2.state.sigma == 2.5)
+        assert lab1.card.object == got["card"]  # the slow lane's refresh: the same card
+        assert link1 not in link_mod.SLOW_LANE.queue
+        link1.deliver(message(7, ROOM_LAB))  # the same state again: nothing new to send
+        link1.deliver(message(6, {**ROOM_LAB, "sigma": "3"}))  # older: never
+        await asyncio.sleep(0.05)
+        assert len(s1.frames) == 1
+
+    asyncio.run(body())
+
+
+def test_nothing_by_the_channel_for_a_lab_on_its_own_or_a_tour_step() -> None:
+    async def body() -> None:
+        _hub, lab, link = await a_student()
+        sock = FakeSocket()
+        link.channel = sock  # type: ignore[assignment]
+        link.state.detach()
+        link.deliver(message(3, ROOM_LAB))
+        await asyncio.sleep(0.05)
+        assert sock.frames == [] and lab.state.sigma == 1.0
+        link.state.reattach()
+        link.deliver(message(4, ROOM_LAB, tour=2, revealed=False))  # the class predicts first
+        await until(lambda: lab.tour is not None and lab.tour.step == 2)
+        assert sock.frames == []
+        dead = FakeSocket(alive=False)  # a socket closed meanwhile: the card through Bokeh
+        link.channel = dead  # type: ignore[assignment]
+        link.deliver(message(5, {**ROOM_LAB, "sigma": "4"}))
+        await until(lambda: lab.state.sigma == 4.0)
+
+    asyncio.run(body())
+
+
+def test_the_route_closes_for_an_unknown_lab_and_forgets_a_closed_socket() -> None:
+    async def body() -> None:
+        _hub, _lab, link = await a_student()
+        assert channel.url(link.id).endswith(f"/room-card?link={link.id}")
+        app = tornado.web.Application(channel.routes())
+        sock, port = tornado.testing.bind_unused_port()
+        server = tornado.httpserver.HTTPServer(app)
+        server.add_sockets([sock])
+        base = f"ws://127.0.0.1:{port}{channel.PATH}"
+        try:
+            ws: Any = await tornado.websocket.websocket_connect(base + "?link=0123456789abcdef")
+            assert await ws.read_message() is None and ws.close_code == channel.NOT_HERE
+            ws = await tornado.websocket.websocket_connect(f"{base}?link={link.id}")
+            await until(lambda: link.channel is not None)
+            link.deliver(message(9, ROOM_LAB))
+            got = json.loads(await asyncio.wait_for(ws.read_message(), 5))
+            assert got["seq"] == 9 and got["card"] == card_of(ROOM_LAB, "en", False)
+            ws.close()
+            await until(lambda: link.channel is None)
+            link._left()  # the session ends: its id opens nothing any more
+            ws = await tornado.websocket.websocket_connect(f"{base}?link={link.id}")
+            assert await ws.read_message() is None and ws.close_code == channel.NOT_HERE
+        finally:
+            server.stop()
+
+    asyncio.run(body())
