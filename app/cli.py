@@ -1,4 +1,4 @@
-"""The ``dplab`` command: serve the app, certify one release, calibrate sigma.
+"""The ``dplab`` command: serve the app, certify one release, calibrate sigma, show the attacker.
 
 Bad input prints one line (``dplab: error: ...``) on stderr and exits with status 2.
 """
@@ -6,6 +6,7 @@ Bad input prints one line (``dplab: error: ...``) on stderr and exits with statu
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -15,7 +16,7 @@ from typing import Any, NoReturn
 
 from app.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
 from dpcore import certify as certify_mod
-from dpcore import queries, validate
+from dpcore import queries, tradeoff, validate
 from dpcore.errors import DPError
 
 _MIN_NORMAL = 2.2250738585072014e-308
@@ -90,14 +91,84 @@ def _exact_sigma_text(sigma: float, status: str, log10: float, lang: str) -> str
     return _fmt(sigma, 8)
 
 
-def _calibrate(args: argparse.Namespace) -> int:
+def _json_num(x: float | None) -> float | str | None:
+    """A number for --json: inf and -inf as text (JSON has no infinity)."""
+    if x is None or math.isfinite(x):
+        return x
+    return "inf" if x > 0 else "-inf"
+
+
+def _attack(args: argparse.Namespace) -> int:
     lang = args.lang
+    a = tradeoff.attack(args.fpr, args.sensitivity, args.sigma)
+    if args.json:
+        out = {k: _json_num(v) for k, v in dataclasses.asdict(a).items()}
+        print(json.dumps(out, indent=2))
+        return 0
+    print("\n".join([
+        t("cli.attack.release", lang, sigma=_fmt(a.sigma), sens=_fmt(a.sensitivity),
+          mu=_fmt(a.mu)),
+        t("cli.attack.tpr", lang, fpr=_fmt(a.fpr), tpr=_fmt(a.tpr), fnr=_fmt(a.fnr),
+          fpr100=_fmt(100 * a.fpr, 3), tpr100=_fmt(100 * a.tpr, 3)),
+        t("cli.attack.advantage", lang, adv=_fmt(a.advantage)),
+        t("cli.attack.best", lang, best=_fmt(a.best_advantage), fpr=_fmt(a.best_fpr)),
+    ]))
+    return 0
+
+
+def _sensitivity(args: argparse.Namespace) -> Fraction:
     if args.sensitivity is None:
         if args.query is None or args.n is None or args.B is None:
-            raise ValueError(t("cli.calibrate_needs", lang))
-        sens_f = queries.sensitivity_exact(args.query, args.n, args.B)
+            raise ValueError(t("cli.calibrate_needs", args.lang))
+        return queries.sensitivity_exact(args.query, args.n, args.B)
+    return Fraction(validate.real_scalar("sensitivity", args.sensitivity, lo=0.0))
+
+
+def _calibrate_tpr(args: argparse.Namespace) -> int:
+    """σ from an attacker's hit rate: ``--tpr`` at ``--fpr`` (and ε at ``--delta`` if given)."""
+    lang = args.lang
+    if args.tpr is None or args.fpr is None or args.eps is not None:
+        raise ValueError(t("cli.calibrate_modes", lang))
+    sens = float(_sensitivity(args))
+    delta: float | None = None
+    claim = None
+    if args.delta is not None:
+        claim = certify_mod.Claim.parse(args.delta)
+        if claim.value == 0.0 and claim.text != "0":  # below the doubles: not rounded to 0
+            raise DPError("out_of_range.interval", name="delta", value=claim.text, left="[",
+                          lo="5e-324", hi="1", right="]")
+        delta = claim.value
+    c = tradeoff.calibrate_sigma_tpr(args.tpr, args.fpr, sens, delta)
+    if args.json:
+        out = {"fpr": c.fpr, "tpr_target": validate.real_scalar("tpr", args.tpr),
+               "sensitivity": sens, "sigma": _json_num(c.sigma), "mu": _json_num(c.mu),
+               "tpr": c.tpr, "half_width_95": _json_num(c.half_width), "delta": c.delta,
+               "eps": _json_num(c.eps)}
+        print(json.dumps(out, indent=2))
+        return 0
+    target = _fmt(validate.real_scalar("tpr", args.tpr))
+    if math.isinf(c.sigma):
+        lines = [t("cli.calibrated_tpr_inf", lang, fpr=_fmt(c.fpr or 0.0))]
     else:
-        sens_f = Fraction(validate.real_scalar("sensitivity", args.sensitivity, lo=0.0))
+        lines = [t("cli.calibrated_tpr", lang, sigma=_fmt(c.sigma, 12), tpr=target,
+                   fpr=_fmt(c.fpr or 0.0), sens=_fmt(sens), mu=_fmt(c.mu)),
+                 t("cli.calibrated_tpr_got", lang, tpr=_fmt(c.tpr or 0.0),
+                   hw=_fmt(c.half_width, 6))]
+    if claim is not None and c.eps is not None:
+        lines.append(t("cli.calibrated_tpr_eps", lang, delta=claim.text, eps=_fmt(c.eps)))
+    else:
+        lines.append(t("cli.calibrated_tpr_no_delta", lang))
+    print("\n".join(lines))
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    lang = args.lang
+    if args.tpr is not None or args.fpr is not None:
+        return _calibrate_tpr(args)
+    if args.eps is None or args.delta is None:
+        raise ValueError(t("cli.calibrate_modes", lang))
+    sens_f = _sensitivity(args)
     eps = validate.real_scalar("epsilon", args.eps, lo=0.0)
     claim = certify_mod.Claim.parse(args.delta)
     sigma, status, log10_sigma = certify_mod.exact_sigma(eps, claim, sens_f)
@@ -182,9 +253,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--lang", **lang)
     c.set_defaults(func=_certify)
 
-    k = sub.add_parser("calibrate", help="smallest sigma for a target (eps, delta)")
-    k.add_argument("--eps", required=True, help="target epsilon (>= 0)")
-    k.add_argument("--delta", required=True, help="target delta in [0, 1]")
+    k = sub.add_parser("calibrate", help="smallest sigma for a target (eps, delta), or for an "
+                                         "attacker's true-positive rate at a false-positive rate")
+    k.add_argument("--eps", help="target epsilon (>= 0); with --delta")
+    k.add_argument("--delta", help="target delta in [0, 1]; with --tpr: the delta at which to "
+                                   "report epsilon (optional)")
+    k.add_argument("--tpr", help="or: the largest true-positive rate allowed to an attacker ...")
+    k.add_argument("--fpr", help="... at this false-positive rate, in (0, 1)")
     k.add_argument("--sensitivity", help="global L2 sensitivity (>= 0)")
     k.add_argument("--query", help="or: query (sum, mean, count, const) ...")
     k.add_argument("--n", help="... with public n ...")
@@ -192,6 +267,15 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--json", action="store_true", help="machine-readable output")
     k.add_argument("--lang", **lang)
     k.set_defaults(func=_calibrate)
+
+    at = sub.add_parser("attack", help="the best attacker's true-positive rate against one "
+                                       "Gaussian release, at a chosen false-positive rate")
+    at.add_argument("--sensitivity", required=True, help="global L2 sensitivity (>= 0)")
+    at.add_argument("--sigma", required=True, help="noise standard deviation (> 0)")
+    at.add_argument("--fpr", required=True, help="the attacker's false-positive rate in [0, 1]")
+    at.add_argument("--json", action="store_true", help="machine-readable output")
+    at.add_argument("--lang", **lang)
+    at.set_defaults(func=_attack)
     return p
 
 
