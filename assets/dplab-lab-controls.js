@@ -6,6 +6,16 @@
 //   {k: "query"|"scale"|"overlays"|"preset"|"resample", v}   (each with n, its number)
 // A field the student is editing is never overwritten by the server's values (it would lose
 // what is being typed); a rejected text stays with its message until it is fixed.
+//
+// The file has two parts. The first (up to the FIRST-PAINT-END line) is also inlined, as a
+// classic script, into the page's first HTML (app/lab/first_paint.py): the first paint carries
+// a copy of these controls, shown before the page is live (the card paints in a few hundred
+// ms, the live page comes seconds later on a busy machine; issue 39, 4). That copy says
+// "connecting" (a status text, aria-busy), and what the student does with it is kept in
+// window.dplabPendingControls, outside the first paint's markup: the first paint is moved
+// (dplab-first-paint-move.js) and removed (-swap.js) on its own schedule. The live component
+// (`render`, the second part) takes the kept values over, removes the copy and sends the last
+// value of each control as one commit. So nothing in the first part may use `export`/`import`.
 
 const pow10 = (x) => Math.pow(10, x);
 const SLIDER_VALUE = {
@@ -14,6 +24,8 @@ const SLIDER_VALUE = {
   delta: (x) => (x < 0 ? Number(pow10(x).toPrecision(3)) : 1),
 };
 const SLIDER_SYMBOL = { sigma: "σ", eps: "ε", delta: "δ" };
+const PENDING = "dplabPendingControls";   // window property: the first paint's kept values
+const EARLY_ID = "dp-first-paint-controls";
 
 function numText(v) {
   if (v !== 0 && (Math.abs(v) < 1e-4 || Math.abs(v) >= 1e16)) {
@@ -22,8 +34,178 @@ function numText(v) {
   return String(v);
 }
 
-export function sliderText(c, x) {
+function sliderLabel(c, x) {
   return SLIDER_SYMBOL[c] + " = " + numText(SLIDER_VALUE[c](x));
+}
+
+// A slider's readout and aria-valuetext (both copies of the controls).
+function showSlider(input) {
+  const text = sliderLabel(input.dataset.slider, Number(input.value));
+  input.setAttribute("aria-valuetext", text);
+  const out = input.parentElement.querySelector(".dp-slider-value");
+  if (out) out.textContent = text;
+}
+
+// A selector that finds the same control in the other copy (same ids and data attributes).
+function controlSelector(el) {
+  if (!el || !el.matches || !el.matches("input, select, button")) return null;
+  if (el.id) return "#" + el.id;
+  for (const a of ["preset", "scale", "overlay", "resample"]) {
+    if (el.dataset[a] !== undefined) return `[data-${a}="${el.dataset[a]}"]`;
+  }
+  return null;
+}
+
+// The first paint's copy (app/lab/first_paint.py calls this right after its markup). Every
+// change is kept, in order, as the message the live component would send for it; a control
+// changed again keeps only its last value, at its new place in the order.
+function firstPaintControls(block) {
+  if (!block) return;
+  const keep = window[PENDING] = { msgs: new Map(), focus: null };
+  const put = (key, msg) => { keep.msgs.delete(key); keep.msgs.set(key, msg); };
+  const keepSlider = (el) => {
+    showSlider(el);
+    put("slider:" + el.dataset.slider, { k: "slider", c: el.dataset.slider, v: Number(el.value) });
+  };
+  const set = block.querySelector("fieldset.dp-fp-set");
+  if (set) set.disabled = false;  // disabled in the HTML: inert without JavaScript
+  block.addEventListener("input", (e) => {
+    const el = e.target;
+    if (el.dataset.slider) keepSlider(el);
+  });
+  block.addEventListener("change", (e) => {
+    const el = e.target;
+    if (el.dataset.slider) {
+      keepSlider(el);
+    } else if (el.dataset.control === "query") {
+      put("query", { k: "query", v: el.value });
+    } else if (el.dataset.control) {
+      put("text:" + el.dataset.control, { k: "text", c: el.dataset.control, v: el.value });
+    } else if (el.dataset.overlay) {
+      const on = [...block.querySelectorAll("input[data-overlay]")].filter((b) => b.checked);
+      put("overlays", { k: "overlays", v: on.map((b) => b.dataset.overlay) });
+    }
+  });
+  block.addEventListener("keydown", (e) => {
+    const el = e.target;
+    if (e.key === "Enter" && el.dataset.control && el.tagName === "INPUT") {
+      put("text:" + el.dataset.control, { k: "text", c: el.dataset.control, v: el.value });
+    }
+  });
+  block.addEventListener("click", (e) => {
+    const b = e.target.closest ? e.target.closest("button") : null;
+    if (!b) return;
+    if (b.dataset.scale) {
+      for (const o of block.querySelectorAll("button[data-scale]")) {
+        o.setAttribute("aria-pressed", o === b ? "true" : "false");
+      }
+      put("scale", { k: "scale", v: b.dataset.scale });
+    } else if (b.dataset.preset) {
+      put("preset", { k: "preset", v: b.dataset.preset });
+    } else if (b.dataset.resample) {
+      put("resample", { k: "resample" });
+    }
+  });
+  // The control with the focus (moving an element takes its focus away: given back below).
+  block.addEventListener("focusin", (e) => { keep.focus = e.target; });
+  block.addEventListener("focusout", (e) => {
+    const was = e.target;
+    setTimeout(() => {
+      if (keep.focus === was && document.activeElement !== was) keep.focus = null;
+    });
+  });
+  // Where the live controls will be: the sidebar, once its HTML has come (at once when the page
+  // comes whole; a streamed page sends it after the card). Until then the first paint's CSS
+  // puts the copy at the sidebar's place.
+  const place = () => {
+    const side = document.getElementById("sidebar");
+    if (!side) return false;
+    const focused = block.contains(document.activeElement) ? document.activeElement : keep.focus;
+    side.insertBefore(block, side.firstChild);
+    if (focused && focused.isConnected && document.activeElement !== focused) {
+      focused.focus({ preventScroll: true });
+    }
+    return true;
+  };
+  if (!place()) {
+    const mo = new MutationObserver(() => { if (!block.isConnected || place()) mo.disconnect(); });
+    mo.observe(document.documentElement, { childList: true, subtree: true });
+  }
+  // A page that never comes live (as the first card's note, after 60 s): say so, and stop.
+  setTimeout(() => {
+    if (!block.isConnected) return;
+    const note = block.querySelector(".dp-connecting");
+    if (note) note.textContent = note.dataset.failed || note.textContent;
+    block.classList.add("dp-fp-failed");
+    if (set) { set.disabled = true; set.setAttribute("aria-busy", "false"); }
+  }, 60000);
+}
+// ---- FIRST-PAINT-END (app/lab/first_paint.py inlines the file up to this line) ----------------
+
+export function sliderText(c, x) {
+  return sliderLabel(c, x);
+}
+
+// The first paint's copy gives way to the live controls: its kept values are applied to
+// `fields`/`sliders`/... (the live copy's controls) and sent, one commit per control, by
+// `send`; the control that had the focus there has it here once the live copy can take it.
+function takeOver(root, send, dirty) {
+  const early = document.getElementById(EARLY_ID);
+  const keep = window[PENDING];
+  window[PENDING] = null;
+  let focusSel = null;
+  if (early) {
+    const had = early.contains(document.activeElement) ? document.activeElement
+      : (keep && keep.focus && early.contains(keep.focus) ? keep.focus : null);
+    focusSel = controlSelector(had);
+    // A text being typed (not committed yet) goes on being typed in the live field.
+    for (const input of early.querySelectorAll("input[data-control]")) {
+      if (input.value === input.defaultValue) continue;
+      const c = input.dataset.control;
+      const live = root.querySelector(`input[data-control="${c}"]`);
+      const committed = keep && keep.msgs.get("text:" + c);
+      if (live && !(committed && committed.v === input.value)) {
+        live.value = input.value;
+        dirty.add(c);
+      }
+    }
+    early.remove();
+  }
+  for (const msg of keep ? keep.msgs.values() : []) {
+    if (msg.k === "slider") {
+      const input = root.querySelector(`input[data-slider="${msg.c}"]`);
+      if (input) { input.value = String(msg.v); showSlider(input); }
+    } else if (msg.k === "text") {
+      const input = root.querySelector(`input[data-control="${msg.c}"]`);
+      if (input) input.value = msg.v;
+    } else if (msg.k === "query") {
+      root.querySelector("select[data-control=query]").value = msg.v;
+    } else if (msg.k === "overlays") {
+      for (const box of root.querySelectorAll("input[data-overlay]")) {
+        box.checked = msg.v.includes(box.dataset.overlay);
+      }
+    } else if (msg.k === "scale") {
+      for (const b of root.querySelectorAll("button[data-scale]")) {
+        b.setAttribute("aria-pressed", b.dataset.scale === msg.v ? "true" : "false");
+      }
+    }
+    send(msg);
+  }
+  const target = focusSel ? root.querySelector(focusSel) : null;
+  if (!target) return;
+  // The live copy is drawn into a layout that may not be on the screen yet: give it the
+  // focus once it can take it, unless the student has put the focus somewhere else.
+  let tries = 0;
+  const give = () => {
+    const free = !document.activeElement || document.activeElement === document.body;
+    if (!free) return;
+    if (target.isConnected && target.getClientRects().length) {
+      target.focus({ preventScroll: true });
+    } else if (++tries < 300) {
+      requestAnimationFrame(give);
+    }
+  };
+  give();
 }
 
 export function render({ model, el }) {
@@ -64,13 +246,7 @@ export function render({ model, el }) {
   }
 
   // ---- sliders ----------------------------------------------------------------------------
-  function readout(c) {
-    const input = sliders[c];
-    const text = sliderText(c, Number(input.value));
-    input.setAttribute("aria-valuetext", text);
-    const out = input.parentElement.querySelector(".dp-slider-value");
-    if (out) out.textContent = text;
-  }
+  const readout = (c) => showSlider(sliders[c]);
   for (const [c, input] of Object.entries(sliders)) {
     input.addEventListener("input", () => readout(c));
     input.addEventListener("change", () => {
@@ -178,4 +354,13 @@ export function render({ model, el }) {
   model.on("values", showValues);
   model.on("errors", showErrors);
   el.appendChild(root);
+  // What the student did on the first paint's copy, before the page was live (issue 39, 4).
+  takeOver(root, (msg) => {
+    if (msg.k === "text") lastSent[msg.c] = msg.v;
+    send(msg);
+  }, dirty);
+  for (const c of dirty) {  // a text carried over uncommitted is committed when it is left
+    fields[c].addEventListener("blur", () => { if (dirty.has(c)) commit(fields[c]); },
+                               { once: true });
+  }
 }

@@ -18,13 +18,22 @@ fixes it (the server leaves it out of ``values``). Stable classes for outside ch
 ``dp-input-<control>`` around each field, ``dp-error-<control>`` for its message,
 ``dp-slider-sigma|eps|delta``, ``dp-input-query``, ``dp-scale``, ``dp-overlays``,
 ``dp-resample``, ``dp-presets`` with ``dp-preset-<key>``.
+
+Before the page is live (issue 39, 4) the first HTML carries a copy of the controls,
+:func:`first_paint_controls` (placed by app/lab/first_paint.py): the same markup, inert until
+its script has run, that says "connecting" (a status text in the reader's language and
+``aria-busy`` on its group) and keeps what the student does with it; the live component takes
+the kept values over when it starts, removes the copy and sends the last value of each control
+as one commit (the script is the first part of ``assets/dplab-lab-controls.js``).
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import math
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -212,6 +221,98 @@ def controls_html(s: LabState, lang: str) -> str:
         f'{_e(tr("lab.ctl.resample"))}</button></div>',
     ]
     return "".join(parts)
+
+
+# ---- the first paint's copy ----------------------------------------------------------------
+FIRST_PAINT_ID = "dp-first-paint-controls"
+# assets/dplab-lab-controls.js up to this line is the first paint's script (no export/import).
+FIRST_PAINT_JS_END = "// ---- FIRST-PAINT-END"
+
+
+@functools.cache
+def first_paint_js() -> str:
+    """The first paint's script: the first part of ``dplab-lab-controls.js``, run at once on the
+    copy it follows (in a function of its own: nothing leaks into the page's globals but the
+    kept values, ``window.dplabPendingControls``)."""
+    src = assets.text("dplab-lab-controls.js")
+    head, sep, _ = src.partition(FIRST_PAINT_JS_END)
+    if not sep or re.search(r"^\s*(export|import)\b", head, re.MULTILINE) or "</" in head:
+        raise ValueError("dplab-lab-controls.js: its first part cannot be inlined")
+    return (f"(function () {{\n{head}\n"
+            f'firstPaintControls(document.getElementById("{FIRST_PAINT_ID}"));\n}})();')
+
+
+def scope_css(css: str, scope: str) -> str:
+    """``css`` (a shadow root's style sheet) for a copy in the page itself: every rule limited
+    to ``scope`` (a selector), ``:host(X)`` read as ``scope`` being ``X``; ``@media`` and
+    ``@supports`` blocks are scoped inside, other at-rules (``@keyframes``) kept as they are."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+
+    def selector(sel: str) -> str:
+        sel = " ".join(sel.split())
+        m = re.match(r":host(?:\(([^)]*)\))?", sel)
+        if m:
+            return scope + (f":is({m.group(1)})" if m.group(1) else "") + sel[m.end():]
+        return f"{scope} {sel}"
+
+    def split_top(text: str) -> list[str]:  # at commas outside parentheses
+        out, depth, cur = [], 0, ""
+        for ch in text:
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                out.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        return [*out, cur]
+
+    def block_end(i: int) -> int:  # css[i] == "{": the index of its "}"
+        depth = 0
+        for j in range(i, len(css)):
+            depth += (css[j] == "{") - (css[j] == "}")
+            if depth == 0:
+                return j
+        raise ValueError("unbalanced braces in a style sheet")
+
+    out, i = [], 0
+    while True:
+        j = css.find("{", i)
+        if j < 0:
+            break
+        prelude, end = css[i:j].strip(), block_end(j)
+        inner = css[j + 1:end]
+        if prelude.startswith(("@media", "@supports")):
+            out.append(f"{prelude} {{\n{scope_css(inner, scope)}}}")
+        elif prelude.startswith("@"):
+            out.append(f"{prelude} {{{inner}}}")
+        else:
+            sels = ", ".join(selector(p) for p in split_top(prelude) if p.strip())
+            out.append(f"{sels} {{ {' '.join(inner.split())} }}")
+        i = end + 1
+    return "\n".join(out) + "\n"
+
+
+@functools.cache
+def first_paint_css() -> str:
+    """The controls' look for the first paint's copy (it is in the page, not a shadow root)."""
+    return scope_css(assets.text("dplab-lab-controls.css"), "#" + FIRST_PAINT_ID)
+
+
+def first_paint_controls(s: LabState, lang: str, *, large: bool = False,
+                         dark: bool = False) -> str:
+    """The controls for state ``s`` as the first HTML shows them before the page is live: the
+    same markup as the live component's, in a group that says it is connecting (a status in
+    ``lang``, ``aria-busy``), disabled until its script (which follows it) has run."""
+    cls = " ".join(["dp-fp-controls", *(["dp-dark"] if dark else []),
+                    *(["dp-large"] if large else [])])
+    return (f'<div id="{FIRST_PAINT_ID}" class="{cls}"><div class="dp-controls">'
+            f'<p class="dp-connecting" id="dp-fp-connecting" role="status"'
+            f' data-failed="{_e(t("lab.ctl.connect_failed", lang))}">'
+            f'{_e(t("lab.ctl.connecting", lang))}</p>'
+            f'<fieldset class="dp-fp-set" aria-label="{_e(t("common.sidebar.region", lang))}"'
+            f' aria-busy="true" aria-describedby="dp-fp-connecting" disabled>'
+            f'{controls_html(s, lang)}</fieldset></div></div>'
+            f"<script>{first_paint_js()}</script>")
 
 
 class ControlPanel(PlainJS):
