@@ -275,3 +275,62 @@ def _bin_counts(y_sorted: np.ndarray, edges: np.ndarray) -> np.ndarray:
     at = np.searchsorted(y_sorted, edges, side="left")
     at[-1] = np.searchsorted(y_sorted, edges[-1], side="right")
     return np.diff(at)
+
+
+# ---- the attacker's view (issue 41): the trade-off curve beside the claimed (ε, δ) ---------
+TRADEOFF_POINTS = 121
+
+
+def _alpha_grid(points: int) -> np.ndarray:
+    # Even steps of FPR, and a few small ones near 0 where a strict attacker lives.
+    small = np.geomspace(1e-4, 0.02, 12)
+    return np.unique(np.concatenate([[0.0], small, np.linspace(0.0, 1.0, points)]))
+
+
+def cap_tpr(alpha: np.ndarray | float, eps: float, delta: float) -> np.ndarray:
+    """The largest TPR at FPR ``alpha`` that an (ε, δ)-DP release allows any test:
+    min(1, δ + e^ε·α, 1 − e^−ε·(1 − δ − α)) (Kairouz, Oh & Viswanath 2015, Thm 2.1;
+    Dong, Roth & Su 2022, Prop. 2.5, f_ε,δ). ``eps`` ≥ 0 and ``delta`` in [0, 1]."""
+    a = np.asarray(alpha, dtype=float)
+    grow = math.exp(min(eps, 700.0))
+    shrink = math.exp(-eps)
+    return np.minimum(1.0, np.minimum(delta + grow * a, 1.0 - shrink * (1.0 - delta - a)))
+
+
+@dataclass(frozen=True)
+class TradeoffView:
+    """What the attacker's view draws and says (every rate from dpcore.tradeoff)."""
+
+    mu: float  # Δ/σ
+    alpha: np.ndarray  # FPR grid
+    tpr: np.ndarray  # the Gaussian's best TPR on the grid (1 − β(α))
+    cap: np.ndarray  # what the claimed (ε, δ) allows on the grid
+    fpr: float  # the attacker the student picks
+    tpr_at: float
+    adv_at: float  # TPR − FPR there
+    cap_at: float
+    best_adv: float  # max over FPR of TPR − FPR (2Φ(μ/2) − 1)
+    best_fpr: float
+    above_cap: bool  # the curve rises above the claim's cap: the claim does not hold
+
+
+@functools.lru_cache(maxsize=CURVE_CACHE)
+def tradeoff_view(sensitivity: float, sigma: float, eps: float, claimed: float,
+                  fpr: float) -> TradeoffView:
+    """The attacker's trade-off for a release of sensitivity Δ with noise σ at FPR ``fpr``
+    (0 < fpr < 1), beside the cap of the claim (ε, ``claimed`` δ)."""
+    from dpcore import tradeoff
+
+    mu = float(sensitivity) / float(sigma)
+    alpha = _alpha_grid(TRADEOFF_POINTS)
+    tprs = np.array([0.0 if a == 0 else 1.0 if a == 1 else tradeoff.tpr(float(a), mu)
+                     for a in alpha])
+    cap = cap_tpr(alpha, eps, claimed)
+    at = tradeoff.attack(fpr, float(sensitivity), float(sigma))
+    cap_at = float(cap_tpr(fpr, eps, claimed))
+    # (a margin of 1e-12: the grid's rates and the closed-form cap round differently)
+    above = bool(np.any(tprs > cap + 1e-12))
+    a_, t_, c_ = _frozen(alpha, tprs, cap)
+    return TradeoffView(mu=mu, alpha=a_, tpr=t_, cap=c_, fpr=float(fpr), tpr_at=at.tpr,
+                        adv_at=at.advantage, cap_at=cap_at, best_adv=at.best_advantage,
+                        best_fpr=at.best_fpr, above_cap=above)

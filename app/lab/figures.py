@@ -9,22 +9,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from app.lab.card import CARD_CSS, PROJECTOR_CSS
-from app.lab.compute import curve_view, density_view, simulation
+from app.lab.compute import curve_view, density_view, simulation, tradeoff_view
 from app.lab.state import EPS_MAX
-from app.lab.texts import curve_text, density_text, sim_text
+from app.lab.texts import curve_text, density_text, sim_text, tradeoff_text
 from app.lab.views import (
     CurvePlot,
     DensityPlot,
     SimPlot,
+    TradeoffPlot,
     curve_legend,
     curve_payload,
     density_legend,
     density_payload,
+    per_base,
     sim_legend,
     sim_payload,
+    tradeoff_legend,
+    tradeoff_payload,
 )
 from app.shell import svgplot, widgets
 from app.shell.legend import LEGEND_CSS, legend_html
+from app.shell.numbers import fmt_input
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -77,12 +82,21 @@ class LabFigures:
                                 css_classes=["dp-sim-plot"])
         self.leg_sim = sim_legend(p, self._tr)
 
+        # What δ means to an attacker (issue 41): its field sets the attacker's FPR.
+        # (no fixed height: its field sits above the figure and wraps on a phone)
+        self.attack_plot = TradeoffPlot(on_fpr=self._fpr_typed, look=look, key="attacker",
+                                        sizing_mode="stretch_width",
+                                        css_classes=["dp-tradeoff-plot"])
+        self.leg_attack = tradeoff_legend(p, self._tr)
+
         card_css = [CARD_CSS, *self._theme_css()]
         self.card = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
                                     css_classes=["dp-card-pane"])
         self.dens_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
         self.curve_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
         self.sim_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
+        self.attack_text = widgets.TextPane("", stylesheets=card_css,
+                                            sizing_mode="stretch_width")
         legend = self._tr("lab.legend")
         # (the projector's type sizes, PROJECTOR_CSS, reach the legends too)
         legend_css = [LEGEND_CSS, *([PROJECTOR_CSS] if self._large else [])]
@@ -90,6 +104,9 @@ class LabFigures:
             widgets.TextPane(legend_html(entries, legend), stylesheets=legend_css,
                              sizing_mode="stretch_width", margin=(0, 5))
             for entries in (self.leg_dens, self.leg_curve, self.leg_sim))
+        self.attack_legend = widgets.TextPane(legend_html(self.leg_attack, legend),
+                                              stylesheets=legend_css,
+                                              sizing_mode="stretch_width", margin=(0, 5))
 
     def build_hidden_parts(self) -> None:
         """Nothing is left to make ahead: every figure is one model from the start (a page
@@ -100,6 +117,29 @@ class LabFigures:
         x = min(EPS_MAX, max(0.0, float(f"{x:.3g}") if x > 0 else 0.0))
         self._safe(self.state.set_value, "eps", x)
         self._show_errors()
+
+    def _fpr_typed(self, text: str) -> None:
+        """The attacker's FPR typed in its field (the view shows why one is refused)."""
+        self._safe(self.state.set_attack_fpr, text)
+
+    def _draw_attack(self, sens: float) -> None:
+        s = self.state
+        sigma, eps, delta, fpr, typed, lang = (s.sigma, s.eps, s.delta, s.attack_fpr,
+                                               s.attack_text, self.lang)
+        delta_text, verdict = s.delta_text, s.certification().verdict
+
+        def make() -> tuple[svgplot.Message, str]:
+            tv = tradeoff_view(sens, sigma, eps, delta, fpr)
+            error = self._tr("lab.attack.error", text=typed.strip()) if typed else ""
+            msg = svgplot.Message(tradeoff_payload(tv, fmt_input(fpr), error, self._tr))
+            text = self._fold("lab.fold.attack_text", tradeoff_text(
+                tv, eps, delta, delta_text, verdict, per_base(fpr), lang))
+            return msg, text
+
+        msg, text = svgplot.shared(("lab.attack", sens, sigma, eps, delta, delta_text, fpr,
+                                    typed, verdict, lang, self._large), make)
+        self.attack_plot.set_message(msg)
+        self.attack_text.set_text(text)
 
     @property
     def _dens_payload(self) -> dict[str, Any]:

@@ -213,6 +213,7 @@ class LabPage(LabFigures, param.Parameterized):
         if heavy or (names is not None and bool(names & {"sim_n", "sim_seed"})):
             self._draw_sim(sens, unit)
         self._draw_curve(sens)
+        self._draw_attack(sens)
         self.address.update(**s.url_query())
         if self._hidden_for_tour or (self.tour is not None and self.tour.concealed):
             self._apply_concealment()
@@ -325,10 +326,12 @@ class LabPage(LabFigures, param.Parameterized):
                                css_classes=["dp-sim-card"])
             exports = widgets.screen_only(
                 pn.Column(self.exports(), sizing_mode="stretch_width", margin=0))
-            self._answer_panes = [curve_fig, self.curve_legend, texts, exports, sim_card]
+            attack = self._attack_column()
+            self._answer_panes = [curve_fig, self.curve_legend, texts, exports, sim_card,
+                                  attack]
             plots.objects[1].objects = [self.conceal_note, *plots.objects[1].objects]
             self._apply_concealment()
-            return [self.address.pane, self.notice, self.card, plots, texts, exports,
+            return [self.address.pane, self.notice, self.card, plots, texts, attack, exports,
                     sim_card, intro]
         top = pn.FlexBox(
             pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
@@ -339,14 +342,25 @@ class LabPage(LabFigures, param.Parameterized):
         curve = pn.Column(curve_head, self.conceal_note, curve_fig, self.curve_legend,
                           self.curve_text, sizing_mode="stretch_width")
         sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
+        attack = self._attack_column()
         # (in a column: the bar's own :host rule would keep it shown when hidden; the save
         # bar is left out of print)
         exports = widgets.screen_only(
             pn.Column(self.exports(), sizing_mode="stretch_width", margin=0))
         self._answer_panes = [curve_fig, self.curve_legend, self.curve_text, self.dens_text,
-                              exports, sim]
+                              exports, sim, attack]
         self._apply_concealment()
-        return [self.address.pane, self.notice, intro, top, curve, exports, sim]
+        return [self.address.pane, self.notice, intro, top, curve, attack, exports, sim]
+
+    def _attack_column(self) -> pn.Column:
+        """What δ means to an attacker (issue 41): heading and reading, the figure with its
+        FPR field, the legend, the text equivalent."""
+        head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.attack.heading'))}</h2>"
+                            f"<p>{html.escape(self._tr('lab.attack.intro'))}</p>",
+                            stylesheets=[CARD_CSS, *([PROJECTOR_CSS] if self._large else [])],
+                            sizing_mode="stretch_width")
+        return pn.Column(head, self.attack_plot, self.attack_legend, self.attack_text,
+                         sizing_mode="stretch_width", css_classes=["dp-attack-view"])
 
 
 def create_page(lang: str | None = None, link: PageLink | None = None, *, ahead: bool = False

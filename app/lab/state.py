@@ -129,6 +129,11 @@ class LabState(param.Parameterized):
                           doc="Number of simulated noisy releases for each of D and D'.")
     sim_seed = param.Integer(default=1, bounds=(0, 2**31 - 1),
                              doc="Seed of the simulation's random generator (reproducible).")
+    attack_fpr = param.Number(default=0.05, bounds=(0.0, 1.0), inclusive_bounds=(False, False),
+                              doc="False-positive rate of the attacker the student picks "
+                                  "(the attacker's view, issue 41).")
+    attack_text = param.String(default="", doc="The attacker's FPR as typed when it was "
+                                               "rejected ('' while the FPR shown is accepted).")
     errors = param.Dict(default={}, doc="Control name -> (message key, format fields).")
     notices = param.List(default=[], item_type=tuple,
                          doc="Page-level notices, e.g. URL values that fell back to defaults.")
@@ -195,6 +200,20 @@ class LabState(param.Parameterized):
             key = "lab.err.too_large" if huge else "lab.err.not_number"
             return self._fail(control, key, text=str(text)[:40])
         return self.set_value(control, x, text=text)
+
+    def set_attack_fpr(self, text: str) -> bool:
+        """The attacker's false-positive rate as typed (full-width digits and spaces allowed):
+        applied when it is a number strictly between 0 and 1, else kept in ``attack_text``
+        (the view says why). True when applied."""
+        try:
+            x = float(clean_number_text(text))
+        except (TypeError, ValueError):
+            x = math.nan
+        if not (0.0 < x < 1.0):
+            self.attack_text = str(text)[:40] or " "
+            return False
+        self.param.update(attack_fpr=x, attack_text="")
+        return True
 
     def set_value(self, control: str, x: float, text: str | None = None
                   ) -> tuple[str, dict[str, Any]] | None:

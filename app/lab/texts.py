@@ -13,6 +13,8 @@ from app.lab.compute import (
     CurveView,
     DensityView,
     SimulationView,
+    TradeoffView,
+    cap_tpr,
 )
 from app.shell.i18n import t
 from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, fmt_prob
@@ -99,3 +101,47 @@ def sim_text(sv: SimulationView, eps: float, lang: str) -> str:
                {row("D′: y &lt; t", sv.k1, sv.f1, sv.ci1, sv.p1, sv.log_p1)}</tbody></table>
       <p class="dp-muted">{html.escape(t("lab.sim.honest", lang))}</p>
     </div>"""
+
+
+# The rows of the attacker's table (FPR values a reader compares).
+ATTACK_ROWS = (1e-3, 0.01, 0.05, 0.1, 0.25, 0.5)
+
+
+def tradeoff_text(tv: TradeoffView, eps: float, delta: float, delta_text: str, verdict: str,
+                  base: int, lang: str) -> str:
+    """The attacker's view in words and numbers: the attacker at the chosen FPR (catches in
+    ``base`` trials, `.dp-attack-tpr`), its edge over guessing (`.dp-attack-advantage`), the
+    largest edge, what the claim allows there, the card's verdict read on the curve, and a
+    table of the curve and the claim's cap at a few FPRs."""
+    from dpcore import tradeoff
+
+    # "at most": catches and edges are rounded up, false alarms to the nearest whole number
+    fa = round(tv.fpr * base)
+    hits = math.ceil(tv.tpr_at * base - 1e-9)
+    edge = math.ceil(tv.adv_at * base - 1e-9)
+    words = t("lab.attack.words_one" if fa == 1 else "lab.attack.words", lang, fa=f"{fa:,}",
+              base=f"{base:,}", hits=f"{hits:,}")
+    exact = t("lab.attack.tpr_exact", lang, tpr=fmt_num(tv.tpr_at, 10), fpr=fmt_input(tv.fpr))
+    adv = t("lab.attack.adv", lang, adv=f"{edge:,}", base=f"{base:,}",
+            advx=fmt_num(tv.adv_at, 10), best=fmt_num(tv.best_adv, 10),
+            bestfpr=fmt_num(tv.best_fpr, 10))
+    key = {"pass": "lab.attack.inside", "fail": "lab.attack.outside"}.get(
+        verdict, "lab.attack.too_close")
+    cap_label = t("lab.attack.cap_at", lang, eps=fmt_input(eps), delta=delta_text)
+    rows = []
+    for a in ATTACK_ROWS:
+        rows.append(f"<tr><td>{fmt_input(a)}</td><td>{fmt_num(tradeoff.tpr(a, tv.mu), 8)}</td>"
+                    f"<td>{fmt_num(float(cap_tpr(a, eps, delta)), 8)}</td></tr>")
+    head = "".join(f"<th scope=\"col\">{html.escape(t(k, lang))}</th>"
+                   for k in ("lab.attack.col_fpr", "lab.attack.col_tpr", "lab.attack.col_cap"))
+    return (f'<div class="dp-text dp-attack-text">'
+            f'<p class="dp-attack-tpr">{html.escape(words)} ({html.escape(exact)}).</p>'
+            f'<p class="dp-attack-advantage">{html.escape(adv)}</p>'
+            f'<dl class="dp-grid"><dt>μ = Δ/σ</dt><dd class="dp-attack-mu">{fmt_num(tv.mu, 10)}'
+            f'</dd><dt>{html.escape(cap_label)}</dt>'
+            f'<dd class="dp-attack-cap">TPR ≤ {fmt_num(tv.cap_at, 10)}'
+            f'</dd></dl><p class="dp-attack-verdict">{html.escape(t(key, lang))}</p>'
+            f'<table class="dp-table"><caption>{html.escape(t("lab.attack.table", lang))}'
+            f'</caption><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            "</div>")
+

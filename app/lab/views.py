@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
-from app.lab.compute import CurveView, DensityView, SimulationView
-from app.shell import svgplot
+from app.lab.compute import CurveView, DensityView, SimulationView, TradeoffView
+from app.shell import assets, svgplot
 from app.shell.legend import LegendEntry
 from app.shell.numbers import fmt_num, fmt_prob
 from app.shell.theme import Palette
@@ -156,3 +156,51 @@ def sim_payload(sv: SimulationView, sens: float, sigma: float, dens: dict[str, A
             "lo": edges[0], "hi": edges[-1], "sigma": float(sigma), "d": float(sens),
             "t": dens.get("t"), "title": tr("lab.sim.title"),
             "xlabel": dens.get("xlabel", ""), "ylabel": dens.get("ylabel", "")}
+
+
+class TradeoffPlot(svgplot.SvgPlot):
+    """What δ means to an attacker (`.dp-tradeoff-plot`, issue 41): the best membership test's
+    TPR for each FPR against this release, the region the claim allows, and the attacker the
+    student picks in its field (`.dp-attack-fpr`; ``on_fpr`` gets the text typed)."""
+
+    _esm = svgplot.module("dplab-tradeoff.js")
+    _stylesheets: ClassVar[list[str]] = [*svgplot.SvgPlot._stylesheets,
+                                         assets.text("dplab-tradeoff.css")]
+
+    def __init__(self, on_fpr: Callable[[str], None] | None = None, **params: Any) -> None:
+        super().__init__(**params)
+        self._on_fpr = on_fpr
+
+    def _handle_msg(self, msg: Any) -> None:
+        if self._on_fpr is not None and isinstance(msg, dict) and "fpr" in msg:
+            self._on_fpr(str(msg.get("fpr"))[:40])
+
+
+def per_base(fpr: float) -> int:
+    """The "in N" of the attacker's sentence: 100, or the power of ten that makes the false
+    alarms at least one (1 in 1,000 at FPR 0.001)."""
+    base = 100
+    while fpr * base < 0.9999999 and base < 10**15:
+        base *= 10
+    return base
+
+
+def tradeoff_legend(pal: Palette, tr: Callable[..., str]) -> list[LegendEntry]:
+    return [LegendEntry(tr("lab.attack.legend_curve"), "line", pal.curve, (), 4.0, 1.0, None),
+            LegendEntry(tr("lab.attack.legend_cap"), "line", pal.claim, (6, 4, 2, 4), 3.0, 1.0,
+                        None),
+            LegendEntry(tr("lab.attack.legend_guess"), "line", pal.text, (2, 4), 1.5, 1.0, None),
+            LegendEntry(tr("lab.attack.legend_point"), "marker", pal.marker, (), 1.0, 1.0,
+                        None)]
+
+
+def tradeoff_payload(tv: TradeoffView, fpr_text: str, error: str,
+                     tr: Callable[..., str]) -> dict[str, Any]:
+    """What the attacker's figure shows: the curve and the claim's cap on the FPR grid (4
+    significant digits; the exact rates are in the text equivalent), the attacker's point."""
+    return {"a": svgplot.picture(tv.alpha, 6), "tpr": svgplot.picture(tv.tpr),
+            "cap": svgplot.picture(tv.cap), "pt": [tv.fpr, tv.tpr_at],
+            "pt_label": f"TPR ≤ {fmt_num(tv.tpr_at, 4)}", "fpr_text": fpr_text,
+            "error": error, "fpr_label": tr("lab.attack.fpr_label"),
+            "title": tr("lab.attack.title"), "xlabel": tr("lab.attack.xlabel"),
+            "ylabel": tr("lab.attack.ylabel")}

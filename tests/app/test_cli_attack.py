@@ -16,7 +16,7 @@ from dpcore import gaussian, tradeoff
 
 @pytest.mark.parametrize(("lang", "words"), [
     ("en", ("allowed 5 false alarms in 100, it catches at most 26 in 100", "0.3829249225")),
-    ("ko", ("거짓 경보 100번에 5번을 허용하면 100명 중 많아야 26명을 맞힘", "최댓값")),
+    ("ko", ("거짓 경보를 100번 중 5번까지 허용하면 100번 중 많아야 26번 맞힘", "최댓값")),
 ])
 def test_attack_text(capsys: pytest.CaptureFixture[str], lang: str,
                      words: tuple[str, str]) -> None:
