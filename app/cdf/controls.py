@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import panel as pn
@@ -33,6 +34,12 @@ log = logging.getLogger(__name__)
 # A slider value is released once it settles: this long after its last step (a held or
 # repeated arrow key), or at once on pointer up or Enter (assets/dplab-cdf-settle.js).
 SETTLE_MS = 600
+
+# The selects whose every change is a release (a new data source, method or column): a value
+# is released once it settles, as the ε slider's (a focused select changes its value at each
+# arrow key press). Name in the state -> the CSS class of the select.
+SETTLING_SELECTS = {"dataset": "dp-cdf-dataset", "method": "dp-cdf-method",
+                    "upload_column": "dp-cdf-column"}
 
 CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "upload_lo",
             "upload_hi", "stream_parts", "lattice_h")
@@ -76,7 +83,8 @@ class CDFControls:
         self.w_eps_slider = ImmediateSlider(label=self.tr("cdf.ctl.eps_slider"), start=0.05,
                                             end=10.0,
                                     step=0.05, value=min(max(s.eps, 0.05), 10.0),
-                                    css_classes=["dp-cdf-eps-slider"], **wide)
+                                    css_classes=["dp-cdf-eps-slider"],
+                                    stylesheets=[assets.text("dplab-cdf-slider.css")], **wide)
         self.w_delta = ImmediateText(label=self.tr("cdf.ctl.delta"), value=fmt_input(s.delta),
                             css_classes=["dp-cdf-delta-input"], **wide)
         self.w_seed = ImmediateText(label=self.tr("cdf.ctl.noise_seed"), value=str(s.noise_seed),
@@ -91,6 +99,14 @@ class CDFControls:
         self.eps_note = SettleNote(on_settle=lambda v: self._safe(self._eps_settled, v),
                                    slider_class="dp-cdf-eps-slider", margin=(0, 10),
                                    sizing_mode="stretch_width", css_classes=["dp-cdf-eps-note"])
+        # the selects' values not yet released (SETTLING_SELECTS), each with its note
+        self.select_pending: dict[str, Any] = {}
+        self._select_gen = dict.fromkeys(SETTLING_SELECTS, 0)
+        self.select_notes = {
+            name: SettleNote(on_settle=self._settled_handler(name), slider_class=cls,
+                             control_kind="select", margin=(0, 10),
+                             sizing_mode="stretch_width", css_classes=[f"{cls}-note"])
+            for name, cls in SETTLING_SELECTS.items()}
         self.w_degree = ImmediateIntSlider(label=self.tr("cdf.ctl.degree"), start=0, end=64,
                                            value=s.degree,
                                            css_classes=["dp-cdf-degree-slider"],
@@ -109,7 +125,11 @@ class CDFControls:
                                            css_classes=["dp-cdf-pp-view"], visible=False,
                                            stylesheets=[views.CSS], max_width=900,
                                            sizing_mode="stretch_width")
-        self.w_all = pn.widgets.Button(label=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"])
+        # its long label wraps too: unwrapped, the English one made the page 424 px wide at
+        # 390 px (issue 39)
+        self.w_all = pn.widgets.Button(label=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"],
+                                       stylesheets=[views.CSS], max_width=900,
+                                       sizing_mode="stretch_width")
         # upload
         self.w_upload = UploadBox(
             on_file=self._on_upload, on_error=self._on_upload_error,
@@ -166,14 +186,14 @@ class CDFControls:
         def watch(widget: Any, name: str, attr: str = "value") -> None:
             widget.param.watch(lambda ev: self._input(name, ev.new), attr)
 
-        watch(self.w_dataset, "dataset")
+        for name in SETTLING_SELECTS:
+            self._select(name).param.watch(
+                lambda ev, name=name: self._select_changed(name, ev.new), "value")
         watch(self.w_n, "n")
-        watch(self.w_method, "method")
         watch(self.w_eps, "eps")
         watch(self.w_delta, "delta")
         watch(self.w_seed, "noise_seed")
         watch(self.w_parts, "stream_parts")
-        watch(self.w_column, "upload_column")
         watch(self.w_lo, "upload_lo")
         watch(self.w_hi, "upload_hi")
         watch(self.w_unit, "upload_unit")
@@ -228,6 +248,10 @@ class CDFControls:
         if name == "eps" and self.eps_pending is not None:
             self._settle_gen += 1  # a typed ε replaces the slider's pending one
             self._set_pending(None)
+        if name in self.select_pending:
+            # a button ("show the polynomial curve", "compare all") replaces a pending choice
+            self._select_gen[name] += 1
+            self._set_select_pending(name, None)
         other = {"upload_lo": "upload_hi", "upload_hi": "upload_lo"}.get(name)
         try:
             # one change of the state for both bounds (one release, not one per bound)
@@ -304,6 +328,105 @@ class CDFControls:
         if self.eps_note.text != text:
             self.eps_note.text = text
 
+    # ---- the selects that spend: a release once the choice settles (as the ε slider) --------
+    def _select(self, name: str) -> Any:
+        return {"dataset": self.w_dataset, "method": self.w_method,
+                "upload_column": self.w_column}[name]
+
+    def _select_released(self, name: str, value: Any) -> bool:
+        """``value`` is what the state holds and nothing is rejected under its control."""
+        control = "upload" if name == "upload_column" else name
+        return bool(value == getattr(self.state, name) and control not in self._errors)
+
+    def _settled_handler(self, name: str) -> Callable[[Any], None]:
+        return lambda shown: self._safe(self._select_settled, name, shown)
+
+    def _select_changed(self, name: str, value: Any) -> None:
+        """A new choice in a select that spends (each arrow press on a focused select is one):
+        pending until it settles (SETTLE_MS after the last change, or an option picked / Enter:
+        the browser says so); nothing is released or booked before. Without a session
+        (scripts, tests) there is no pause to wait for: released at once."""
+        if self._syncing:
+            return
+        self._select_gen[name] += 1
+        if self._select_released(name, value):
+            self._set_select_pending(name, None)  # back at the released choice
+            return
+        self._set_select_pending(name, value)
+        gen = self._select_gen[name]
+
+        def due() -> None:
+            if gen == self._select_gen[name]:
+                self._safe(self.settle_select, name)
+
+        if not self._after_pause(due):
+            self.settle_select(name)
+
+    def _after_pause(self, fn: Callable[[], None]) -> bool:
+        """Run ``fn`` SETTLE_MS from now in this session (False: no session, nothing done)."""
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            return False
+
+        def due() -> None:
+            with set_curdoc(doc):
+                fn()
+
+        doc.add_timeout_callback(due, SETTLE_MS)
+        return True
+
+    def _select_settled(self, name: str, shown: str) -> None:
+        """The browser says the select settled (an option picked, Enter) on the option shown
+        as ``shown``: release it now (whether or not its change has arrived yet)."""
+        options = self._select_options(name)
+        by_value = {str(v): v for v in options.values()}
+        if shown in options:
+            value = options[shown]
+        elif shown in by_value:
+            value = by_value[shown]
+        else:
+            return  # not an option of this select (any more): nothing to release
+        self._select_gen[name] += 1
+        if self._select_released(name, value):
+            self._set_select_pending(name, None)
+            return
+        self._set_select_pending(name, value)
+        self.settle_select(name)
+
+    def _select_options(self, name: str) -> dict[str, Any]:
+        """The select's options, label -> value."""
+        opts = self._select(name).options
+        return dict(opts) if isinstance(opts, dict) else {str(o): o for o in opts}
+
+    def settle_select(self, name: str) -> None:
+        """Release the select's pending choice (the ledger books it); nothing when none."""
+        if name not in self.select_pending:
+            return
+        value = self.select_pending.pop(name)
+        self._set_select_pending(name, None)
+        self._input(name, value)
+
+    def _drop_pending_data_choice(self) -> None:
+        """An upload or its removal changes the data source: a pending choice of data source
+        or column is dropped (never released later)."""
+        for name in ("dataset", "upload_column"):
+            self._select_gen[name] += 1
+            self._set_select_pending(name, None)
+
+    def _set_select_pending(self, name: str, value: Any) -> None:
+        text = ""
+        if value is None:
+            self.select_pending.pop(name, None)
+        else:
+            self.select_pending[name] = value
+            labels = {v: k for k, v in self._select_options(name).items()}
+            now = getattr(self.state, name)
+            text = self.tr("cdf.ctl.select_pending", choice=labels.get(value, str(value)),
+                           released=labels.get(now, str(now)))
+        note = self.select_notes[name]
+        if note.text != text:
+            note.text = text
+
     def _typed(self, name: str, widget: Any, text: str) -> None:
         if text != widget.value:
             self._editing.add(name)
@@ -339,6 +462,7 @@ class CDFControls:
             self.plot.styles = {"opacity": "0.6" if stale else "1"}
 
     def _on_upload(self, filename: str, payload: bytes) -> None:
+        self._drop_pending_data_choice()  # the page switches to the file: a choice is void
         problem = self.state.load_upload(filename, payload)
         self._upload_error = problem
         self._errors.pop("upload", None)
@@ -399,6 +523,7 @@ class CDFControls:
             self.spacing_note.object = note
 
     def _forget(self) -> None:
+        self._drop_pending_data_choice()
         self.state.forget_upload()
         self._upload_error = None
         self.range_note.visible = False
@@ -410,8 +535,9 @@ class CDFControls:
         s = self.state
         self._syncing = True
         try:
+            pend = self.select_pending  # a pending choice stays where it was put
             self.w_dataset.options = self._dataset_options()
-            self.w_dataset.value = s.dataset
+            self.w_dataset.value = pend.get("dataset", s.dataset)
             n_shown = str(s.n) if s.is_synthetic else (str(s.data_n()) if s.data_n() else "")
             for w, v, c in ((self.w_n, n_shown, "n"), (self.w_eps, fmt_input(s.eps), "eps"),
                             (self.w_delta, fmt_input(s.delta), "delta"),
@@ -426,7 +552,7 @@ class CDFControls:
                      else "cdf.ctl.n_upload" if s.dataset == UPLOAD else "cdf.ctl.n_real")
             if self.w_n.name != self.tr(n_key):
                 self.w_n.name = self.tr(n_key)
-            self.w_method.value = s.method
+            self.w_method.value = pend.get("method", s.method)
             self.w_auto.value = s.auto_degree
             self.w_teacher.value = s.teacher
             self.w_lattice.value = s.lattice
@@ -449,7 +575,7 @@ class CDFControls:
                     labels[f"{col.name}{mark}"] = col.name
                 self.w_column.options = labels
                 if s.upload_column in up.names:
-                    self.w_column.value = s.upload_column
+                    self.w_column.value = pend.get("upload_column", s.upload_column)
                 lo = "" if s.upload_lo is None else fmt_input(s.upload_lo)
                 hi = "" if s.upload_hi is None else fmt_input(s.upload_hi)
                 # a bound being typed is never overwritten (the other one may just have been
@@ -498,19 +624,20 @@ class CDFControls:
 
         return [
             h("cdf.side.data"),
-            self.w_dataset, self.err["dataset"],
+            self.w_dataset, self.select_notes["dataset"], self.err["dataset"],
             self.w_n, self.err["n"],
             self.data_note,
             self.w_new_data,
             h("cdf.side.upload"),
             self.w_upload, self.upload_status,
-            self.w_column, self.w_lo, self.err["upload_lo"], self.w_hi, self.err["upload_hi"],
+            self.w_column, self.select_notes["upload_column"],
+            self.w_lo, self.err["upload_lo"], self.w_hi, self.err["upload_hi"],
             self.w_range, self.range_note, self.spacing_note, self.w_spacing,
             self.w_unit, self.w_forget, self.err["upload"],
             h("cdf.side.lattice"),
             self.w_lattice, self.w_h, self.err["lattice_h"], self.lattice_note,
             h("cdf.side.release"),
-            self.w_method, self.err["method"],
+            self.w_method, self.select_notes["method"], self.err["method"],
             self.w_eps, self.err["eps"], self.w_eps_slider, self.eps_note,
             self.w_delta, self.err["delta"],
             self.w_seed, self.err["noise_seed"], self.secret_note, self.w_new_noise,

@@ -103,9 +103,11 @@ class CDFPage(CDFControls, CDFFigures):
             self.w_seed.label = self.tr("cdf.ctl.noise_seed")
             self.w_new_noise.label = self.tr("cdf.ctl.new_noise")
             self.w_method.options = {self.tr(f"cdf.method.{m}"): m for m in METHOD_CHOICES}
-            self.w_method.value = self.state.method
+            self.w_method.value = self.select_pending.get("method", self.state.method)
         finally:
             self._syncing = False
+        if "method" in self.select_pending:  # its note names the options as now shown
+            self._set_select_pending("method", self.select_pending["method"])
         for i, (pane, key, shown) in enumerate(self._side_heads):
             now = html.escape(self.tr(key))
             if now != shown:

@@ -102,29 +102,39 @@ class UploadBox(PlainJS):
 
 
 class SettleNote(PlainJS):
-    """The note on a slider value not yet released (a live region), and the browser's word
-    that the slider has settled (pointer up or Enter on its handle: assets/dplab-cdf-settle.js).
+    """The note on a value not yet released (a live region), and the browser's word that the
+    control has settled (assets/dplab-cdf-settle.js): pointer up or Enter on a slider's handle,
+    an option picked or Enter on a select.
 
     The server keeps the pending value and its 600 ms pause (app/cdf/controls.py); this
     component only shows ``text`` and passes each "settled" message, with the value shown on
-    the handle, to ``on_settle``.
+    the control (a number for a slider, the option's text as the select holds it for a
+    select), to ``on_settle``.
     """
 
     text = param.String(default="", doc="The note on the pending value ('' when none).")
-    slider_class = param.String(default="", doc="CSS class of the slider it watches.")
+    slider_class = param.String(default="", doc="CSS class of the control it watches.")
+    control_kind: str = param.Selector(  # type: ignore[assignment]
+        default="slider", objects=["slider", "select"], constant=True,
+        doc="The control it watches (a select's value is the option's text).")
 
     _esm = assets.path("dplab-cdf-settle.js")
 
     _stylesheets: ClassVar[list[str]] = [assets.text("dplab-cdf.css")]
 
-    def __init__(self, on_settle: Callable[[float], None], **params: Any) -> None:
+    def __init__(self, on_settle: Callable[[Any], None], **params: Any) -> None:
         super().__init__(**params)
         self._on_settle = on_settle
 
     def _handle_msg(self, data: Any) -> None:
         try:
             if isinstance(data, dict) and data.get("kind") == "settle":
-                value = float(data.get("value"))  # type: ignore[arg-type]
+                raw = data.get("value")
+                if self.control_kind == "select":
+                    if isinstance(raw, str) and 0 < len(raw) <= 1000:
+                        self._on_settle(raw)
+                    return
+                value = float(raw)  # type: ignore[arg-type]
                 if math.isfinite(value):
                     self._on_settle(value)
         except (TypeError, ValueError):

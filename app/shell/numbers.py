@@ -69,6 +69,26 @@ def fmt_repr(x: float) -> str:
     return repr(float(x))
 
 
+# How a percentage is spelled (lessons/terms.toml, concept "percent"): Korean puts the sign
+# right after the number ("95%"), English leaves a space before it ("95 %", as the SI does).
+PERCENT_SPACE = {"ko": "", "en": " "}
+
+
+def pct_text(number: str, lang: str) -> str:
+    """``number`` (text already formatted) with the percent sign, spaced as ``lang`` writes
+    it: ``pct_text("95", "ko") == "95%"``, ``pct_text("95", "en") == "95 %"``."""
+    return f"{number}{PERCENT_SPACE[lang]}%"
+
+
+def fmt_pct(share: float | None, lang: str, decimals: int = 1) -> str:
+    """A share (0.95) as a percentage with ``decimals`` decimals, spelled as ``lang`` writes
+    it ("95.0%" in Korean, "95.0 %" in English); a dash for None or a share that is not
+    finite."""
+    if share is None or not math.isfinite(share):
+        return "—"
+    return pct_text(f"{100 * share:.{decimals}f}", lang)
+
+
 def _halfwidth(c: str) -> str:
     # NFKC of the full-width forms (U+FF01-U+FF5E) and the ideographic space only: NFKC of
     # every character would also read a superscript "10²" as "102", a different number
