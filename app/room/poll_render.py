@@ -13,6 +13,7 @@ from typing import Any
 
 from app.room import poll as P
 from app.shell.i18n import t
+from app.shell.numbers import fmt_pct
 
 W, H, ML, MR, MT, MB = 640, 300, 56, 16, 14, 46  # the plots' box (SVG user units)
 
@@ -43,8 +44,8 @@ def _e(x: object) -> str:
     return html.escape(str(x))
 
 
-def pct(x: float | None) -> str:  # None or NaN: a dash
-    return "—" if x is None or not math.isfinite(x) else f"{100 * x:.1f} %"
+def pct(x: float | None, lang: str) -> str:  # None or NaN: a dash
+    return fmt_pct(x, lang)  # "95.0%" in Korean, "95.0 %" in English (lessons/terms.toml)
 
 
 def num(x: float, digits: int = 3) -> str:
@@ -213,9 +214,9 @@ def cdf_table(rel: Mapping[str, Any], ys: Sequence[float], lang: str,
     rows = []
     for x in _ticks(lo, hi):
         i = min(range(len(xs)), key=lambda j: abs(xs[j] - x))
-        tr = f"<td>{pct(truth[i])}</td>" if truth is not None else ""
+        tr = f"<td>{pct(truth[i], lang)}</td>" if truth is not None else ""
         rows.append(f'<tr><th scope="row">{x:g}{(" " + _e(unit)) if unit else ""}</th>'
-                    f"<td>{pct(min(1.0, max(0.0, ys[i])))}</td>{tr}</tr>")
+                    f"<td>{pct(min(1.0, max(0.0, ys[i])), lang)}</td>{tr}</tr>")
     th = (f'<th scope="col">{_e(t("poll.cdf.truth_col", lang))}</th>'
           if truth is not None else "")
     return (f'<table class="dp-room-table dp-cdf-table"><caption>'
@@ -272,9 +273,11 @@ def width_plot(eps: float, n: int, delta: float, lang: str, k: int = 2) -> str:
               f'{_e(t("poll.width.laplace", lang, n=n))}</li></ul>')
     rows = []
     for e in (0.25, 0.5, 1.0, math.log(3.0), 2.0, 5.0):
-        rows.append(f'<tr><th scope="row">{e:.3g}</th><td>{pct(min(1, w_local(n)(e)))}</td>'
-                    f'<td>{pct(min(1, w_local(4 * n)(e)))}</td>'
-                    f'<td>{pct(min(1, w_central(e)))}</td><td>{pct(min(1, w_laplace(e)))}</td>'
+        rows.append(f'<tr><th scope="row">{e:.3g}</th>'
+                    f'<td>{pct(min(1, w_local(n)(e)), lang)}</td>'
+                    f'<td>{pct(min(1, w_local(4 * n)(e)), lang)}</td>'
+                    f'<td>{pct(min(1, w_central(e)), lang)}</td>'
+                    f'<td>{pct(min(1, w_laplace(e)), lang)}</td>'
                     f'</tr>')
     table = (f'<table class="dp-room-table"><caption>{_e(t("poll.width.table", lang))}</caption>'
              f'<thead><tr><th scope="col">ε</th><th scope="col">'
@@ -293,7 +296,7 @@ def width_plot(eps: float, n: int, delta: float, lang: str, k: int = 2) -> str:
 def _interval_text(ci: Sequence[float] | None, clipped: bool, lang: str) -> str:
     if ci is None:
         return "—"
-    text = t("poll.res.ci", lang, lo=pct(ci[0]), hi=pct(ci[1]))
+    text = t("poll.res.ci", lang, lo=pct(ci[0], lang), hi=pct(ci[1], lang))
     return text + (" " + t("poll.res.clipped", lang) if clipped else "")
 
 
@@ -315,9 +318,9 @@ def results_html(poll: Mapping[str, Any], res: Mapping[str, Any], lang: str) -> 
     if poll["model"] == "local":
         for i, lab in enumerate(labels):
             e = res["per_option"][i]
-            est = pct(e["estimate"]) if n else "—"  # pct() says "—" for None
+            est = pct(e["estimate"], lang) if n else "—"  # pct(, lang) says "—" for None
             rows.append(f'<tr><th scope="row">{_e(lab)}</th><td>{e["reported"]}</td>'
-                        f'<td>{pct(e["raw_share"]) if n else "—"}</td>'
+                        f'<td>{pct(e["raw_share"], lang) if n else "—"}</td>'
                         f'<td class="dp-poll-est">{est}</td>'
                         f'<td>{_e(_interval_text(e["ci95"] if n else None, e["clipped"], lang))}'
                         f'</td></tr>')
@@ -335,7 +338,7 @@ def results_html(poll: Mapping[str, Any], res: Mapping[str, Any], lang: str) -> 
                 o = rel["options"][i]
                 rows.append(f'<tr><th scope="row">{_e(lab)}</th>'
                             f'<td>{o["noisy_count"]:.1f}</td>'
-                            f'<td class="dp-poll-est">{pct(o["estimate"])}</td>'
+                            f'<td class="dp-poll-est">{pct(o["estimate"], lang)}</td>'
                             f'<td>{_e(_interval_text(o["ci95"], o["clipped"], lang))}</td></tr>')
             else:
                 rows.append(f'<tr><th scope="row">{_e(lab)}</th><td>—</td><td>—</td>'
@@ -363,17 +366,17 @@ def results_html(poll: Mapping[str, Any], res: Mapping[str, Any], lang: str) -> 
         # the estimate shown is the one inside the interval; the unbiased one is in the table
         raw = float(res["estimate"])
         big = (f'<p class="dp-poll-big">{_e(t("poll.res.big", lang, option=labels[0]))} '
-               f'<strong class="dp-poll-estimate">{pct(min(1.0, max(0.0, raw)))}</strong> '
+               f'<strong class="dp-poll-estimate">{pct(min(1.0, max(0.0, raw)), lang)}</strong> '
                f'<span class="dp-poll-ci">'
                f'{_e(_interval_text(res["ci95"], bool(res["clipped"]), lang))}</span></p>')
         if not 0.0 <= raw <= 1.0:
             big += (f'<p class="dp-room-small dp-poll-raw">'
-                    f'{_e(t("poll.res.outside_raw", lang, raw=pct(raw)))}</p>')
+                    f'{_e(t("poll.res.outside_raw", lang, raw=pct(raw, lang)))}</p>')
     delta_cmp = float(res["delta"]) or P.DEFAULT_DELTA
     cmp_ = P.comparison(eps, delta_cmp, max(n, 1), k)
     cmp_text = t("poll.cmp.text" if cmp_["ratio"] > 1 else "poll.cmp.text_small", lang,
-                 n=max(n, 1), eps=num(eps), delta=f"{delta_cmp:g}", local=pct(cmp_["local"]),
-                 central=pct(cmp_["central"]), gaussian=pct(cmp_["gaussian"]),
+                 n=max(n, 1), eps=num(eps), delta=f"{delta_cmp:g}", local=pct(cmp_["local"], lang),
+                 central=pct(cmp_["central"], lang), gaussian=pct(cmp_["gaussian"], lang),
                  ratio=f"{cmp_['ratio']:.1f}", needed=f"{math.ceil(cmp_['n_needed']):,}")
     compare = (f'<div class="dp-poll-compare"><h4>{_e(t("poll.cmp.title", lang))}</h4>'
                f'<p>{_e(cmp_text)}</p></div>')
@@ -446,7 +449,7 @@ def past_table(past: Sequence[Mapping[str, Any]], lang: str) -> str:
         model = t(f"poll.model.{r['model']}", lang)
         rows.append(f'<tr><td>{_e(question_of(r, lang))}</td>'
                     f'<td>{_e(model)}</td><td>{num(float(r["eps"]))}</td><td>{r["n"]}</td>'
-                    f'<td>{pct(r.get("estimate"))}</td>'
+                    f'<td>{pct(r.get("estimate"), lang)}</td>'
                     f'<td>{_e(_interval_text(r.get("ci95"), bool(r.get("clipped")), lang))}'
                     f'</td></tr>')
     cols = ("poll.past.question", "poll.past.model", "poll.past.eps", "poll.past.n",

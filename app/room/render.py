@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from app.room.state import QuestionText, shares
 from app.shell.i18n import t
+from app.shell.numbers import pct_text
 
 
 def distribution_html(q: QuestionText | None, counts: Sequence[int], revealed: bool,
@@ -34,7 +35,8 @@ def distribution_html(q: QuestionText | None, counts: Sequence[int], revealed: b
             f'<span class="dp-room-bar-count">{c}</span></li>')
         row_cls = ' class="dp-room-row-right"' if right else ""
         rows.append(f'<tr{row_cls}><th scope="row">'
-                    f"{html.escape(text)}{mark}</th><td>{c}</td><td>{pct} %</td></tr>")
+                    f"{html.escape(text)}{mark}</th><td>{c}</td>"
+                    f"<td>{pct_text(str(pct), lang)}</td></tr>")
     head = t("room.dist.heading", lang, n=total)
     return (f'<div class="dp-room-dist" aria-live="polite"><h3>{html.escape(q.text)}</h3>'
             f'<p class="dp-room-dist-total">{html.escape(head)}</p>'

@@ -43,6 +43,7 @@ from app.room.questions import question_text
 from app.room.render import distribution_html, qr_svg
 from app.room.state import QuestionText, RoomView
 from app.shell.i18n import t
+from app.shell.numbers import fmt_pct
 from app.shell.urls import href
 
 ENV_PUBLIC_URL = "DPLAB_PUBLIC_URL"
@@ -260,16 +261,17 @@ def clip01(x: float | None) -> float | None:
     return min(1.0, max(0.0, float(x)))
 
 
-def big_pct(x: float | None) -> str:
-    """A share on the projector: in [0, 1] always, no break before the unit."""
+def big_pct(x: float | None, lang: str) -> str:
+    """A share on the projector: in [0, 1] always, no break before the unit ("95.0%" in
+    Korean, "95.0 %" with a no-break space in English)."""
     c = clip01(x)
-    return "—" if c is None else f"{100 * c:.1f}{NBSP}%"
+    return "—" if c is None else fmt_pct(c, lang).replace(" %", f"{NBSP}%")
 
 
 def interval_html(ci: Any, clipped: bool, lang: str) -> str:
     if not ci:
         return ""
-    lo, hi = big_pct(ci[0]), big_pct(ci[1])
+    lo, hi = big_pct(ci[0], lang), big_pct(ci[1], lang)
     note = (f' <span class="dp-proj-note">{_e(t("poll.res.clipped", lang))}</span>'
             if clipped else "")
     return (f'<span class="dp-proj-ci"><span class="dp-proj-ci-label">'
@@ -288,7 +290,7 @@ def _estimate_row(label: str, est: float | None, ci: Any, clipped: bool, lang: s
             f'</p>' if raw_outside else "")
     return (f'<div class="dp-proj-est-row"><p class="dp-proj-est-label">'
             f'{_e(t("poll.proj.share", lang, option=label))}</p>'
-            f'<p class="dp-proj-est-line"><strong class="dp-proj-estimate">{_e(big_pct(est))}'
+            f'<p class="dp-proj-est-line"><strong class="dp-proj-estimate">{_e(big_pct(est, lang))}'
             f'</strong> {interval_html(ci, clipped, lang)}</p>{note}</div>')
 
 

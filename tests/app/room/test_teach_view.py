@@ -100,7 +100,7 @@ async def _projector_poll(c: Client) -> None:
     assert ci and "\u00a0–\u00a0" in ci.group(1) and " " not in ci.group(1)  # one line
     # the unbiased value is on the panel only
     panel = json.loads((await c.api(code)).body)["html"]
-    assert "−50.0 %" in panel or "-50.0 %" in panel
+    assert "−50.0%" in panel or "-50.0%" in panel  # (Korean: no space before %)
     assert "-50.0" not in shown and "−50.0" not in shown
     # many answers, random reports: every share shown stays in [0, 1]
     import random
