@@ -11,8 +11,10 @@ says them cannot be built if dpcore disagrees.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
-from dpcore import accounting, certify, gaussian, queries
+from dpcore import accounting, certify, gaussian, queries, tradeoff
+from lessons import verdicts as vd
 from lessons.fmt import fixed, rounded, sci, sci_exact, sci_tex, sig, tex
 
 LN10 = math.log(10)
@@ -222,6 +224,8 @@ def values() -> dict[str, str]:
         v[f"dens_title_{lang}"] = cat["lab.dens.title"]
     _teach(v)
     _polls(v)
+    _tradeoff(v)
+    v.update(tradeoff_verdicts(v))
     return v
 
 
@@ -378,3 +382,223 @@ def _check_tour_answers() -> None:
     # The curve step's right option is "ε ≈ 3".
     if not 2.5 <= gaussian.epsilon(1e-3, 1.0, 1.0) < 3.5:
         raise ArithmeticError("the curve step's crossing is no longer near ε = 3")
+
+
+# ---------------------------------------------------------------------------------------------
+# What δ means to an attacker (issue 41 §4): the section "tradeoff", its examples, exercises,
+# quiz and think-pair-share. Every rate comes from dpcore.tradeoff, every δ and ε from
+# dpcore.gaussian; the identities the text states are checked here.
+# ---------------------------------------------------------------------------------------------
+TO_FPR = 0.05  # the attacker's false-positive rate the section reads (an input: 5 in 100)
+TO_TARGET = 0.10  # example 2: no attacker at TO_FPR may catch more than 10 in 100
+TO_DELTA = 1e-5  # the claimed δ at which a calibrated σ is read as ε
+TO_HALF_WIDTH = 0.05  # exercise attack-error: the accepted 95 % half-width of the mean
+TO_MEAN_N = 100  # ... of n = 100 records in [0, 1]
+# the lab links of the new items (sigma, eps of the link): checked below against dpcore
+TO_LINK_CAL = (2.76, 1.4)  # ex-attack-calibrate: sum, n = 4, B = 1, δ = 1e-5
+TO_LINK_ERR = (0.0255, 1.53)  # attack-error: mean, n = 100, B = 1, δ = 1e-5
+
+
+def _per100(rate: float) -> str:
+    """"at most k in 100": the rate times 100 rounded up (never promises less than is true)."""
+    return str(math.ceil(round(100.0 * rate, 9)))
+
+
+def _tradeoff(v: dict[str, str]) -> None:
+    from scipy import special as sc
+
+    fpr, e = TO_FPR, math.e
+    d = queries.sensitivity("sum", 4, 1.0)
+    mu = d / 1.0  # example 1: the sum at σ = 1
+    v["to_mu"] = sig(mu)
+    # the references on the line (issue 41); titles stay in English in both languages
+    v["ref_drs"] = ('Dong, Roth & Su, "Gaussian differential privacy" (arXiv:1905.02383, 2019; '
+                    "*Journal of the Royal Statistical Society: Series B* 84, 2022)")
+    v["ref_kov"] = ('Kairouz, Oh & Viswanath, "The composition theorem for differential privacy" '
+                    "(ICML 2015)")
+    v["to_fpr"] = sig(fpr)
+    v["to_fa100"] = fixed(100 * fpr, 0)
+    t, b = tradeoff.tpr(fpr, mu), tradeoff.tradeoff(fpr, mu)
+    _same(t + b, 1.0, "TPR + β = 1")
+    q = float(sc.ndtri(fpr))
+    _same(float(sc.ndtr(q + mu)), t, "TPR = Φ(Φ⁻¹(α) + μ)")
+    _same(float(sc.ndtr(float(sc.ndtri(1.0 - fpr)) - mu)), b, "β = Φ(Φ⁻¹(1 − α) − μ)")
+    _same(tradeoff.tradeoff_inverse(b, mu), fpr, "β(β(α)) = α")
+    _with_tex(v, "to_q05", fixed(q, 3))
+    _with_tex(v, "to_s05", fixed(q + mu, 3))
+    _with_tex(v, "to_tpr05", sig(t, 4))
+    _with_tex(v, "to_beta05", sig(b, 4))
+    v["to_hits100"] = _per100(t)
+
+    # duality: δ(ε) = sup over α of (1 − e^ε α − β(α)); at ε = 1 the supremum sits at
+    # α = Φ(c), TPR = Φ(a) (a, c of the worst-event section): the two numbers of example 1
+    eps = 1.0
+    delta1 = float(gaussian.delta(eps, d, 1.0))
+    a_t = float(sc.ndtr(-eps / mu - mu / 2))
+    t_t = tradeoff.tpr(a_t, mu)
+    _same(t_t, float(sc.ndtr(mu / 2 - eps / mu)), "the tangent's TPR is Φ(a)")
+    _same(t_t - e**eps * a_t, delta1, "δ(ε) is the supporting line's intercept")
+    we = gaussian.worst_event(eps, d, 1.0)
+    _same(t_t, we.p0, "the tangent's TPR is P0 of example 1")
+    _same(e**eps * a_t, we.p1_scaled, "e^ε times the tangent's FPR is e^ε P1 of example 1")
+    grid = [k / 4000 for k in range(1, 4000)]
+    best = max(1.0 - e**eps * x - tradeoff.tradeoff(x, mu) for x in grid)
+    if not (best <= delta1 * (1 + 1e-12) and best > delta1 * (1 - 1e-5)):
+        raise ArithmeticError("δ(ε) must be the supremum of 1 − e^ε α − β(α)")
+    _with_tex(v, "to_tan_fpr", sig(a_t, 4))
+    _with_tex(v, "to_tan_tpr", sig(t_t, 4))
+    _with_tex(v, "to_tan_efpr", sig(e**eps * a_t, 4))
+    _with_tex(v, "to_delta1", sig(delta1, 4))
+    v["to_delta1_100"] = _per100(delta1)  # a wrong quiz answer reads δ as a hit rate
+    cap = e**eps * fpr + delta1  # the single line of (1, δ(1)) at 5 %
+    if not t <= cap:
+        raise ArithmeticError("the curve must lie under every line of its profile")
+    _with_tex(v, "to_line_cap05", sig(cap, 4))
+    # one (ε, δ) pair alone: σ = 1 meets δ = 1e-5 at ε = 4.377..., a line that allows > 1
+    eps5 = gaussian.epsilon(TO_DELTA, d, 1.0)
+    _with_tex(v, "to_weak_eps", sig(eps5, 4))
+    _with_tex(v, "to_weak_cap", sig(math.exp(eps5) * fpr + TO_DELTA, 4))
+
+    # the largest advantage 2Φ(μ/2) − 1 = δ(0) (total variation) at α* = Φ(−μ/2)
+    adv = tradeoff.best_advantage(mu)
+    a_star = tradeoff.best_advantage_fpr(mu)
+    _same(adv, float(gaussian.delta(0.0, d, 1.0)), "the best advantage is δ(0)")
+    _same(tradeoff.tpr(a_star, mu) - a_star, adv, "the advantage at α* is the largest")
+    if not all(tradeoff.advantage(x, mu) <= adv * (1 + 1e-12) for x in grid):
+        raise ArithmeticError("no false-positive rate may beat the best advantage")
+    _with_tex(v, "to_adv", sig(adv, 4))
+    _with_tex(v, "to_adv_fpr", sig(a_star, 4))
+    _with_tex(v, "to_adv_tpr", sig(tradeoff.tpr(a_star, mu), 4))
+    v["to_adv100"] = _per100(adv)
+
+    # example 2: σ from an attacker's hit rate (at most 10 in 100 at 5 in 100), ε at 1e-5
+    cal = tradeoff.calibrate_sigma_tpr(TO_TARGET, fpr, d, TO_DELTA)
+    if cal.tpr is None or cal.eps is None or not cal.tpr <= TO_TARGET:
+        raise ArithmeticError("the calibrated σ must keep every attacker at the target")
+    _same(cal.mu, float(sc.ndtri(TO_TARGET)) - q, "μ = Φ⁻¹(TPR) − Φ⁻¹(α)")
+    v["to_cal_target100"] = fixed(100 * TO_TARGET, 0)
+    v["to_target"] = fixed(TO_TARGET, 2)
+    _with_tex(v, "to_q10", fixed(float(sc.ndtri(TO_TARGET)), 3))
+    _with_tex(v, "to_cal_mu", sig(cal.mu, 4))
+    _with_tex(v, "to_cal_sigma", sig(cal.sigma, 4))
+    _with_tex(v, "to_cal_hw", sig(cal.half_width, 4))
+    _with_tex(v, "to_cal_eps", sig(cal.eps, 4))
+    _same(tradeoff.calibrate_sigma_tpr(TO_TARGET, fpr, 0.25).sigma, 0.25 * cal.sigma,
+          "the calibrated σ scales with Δ")
+    _with_tex(v, "to_cal_sigma_mean", sig(0.25 * cal.sigma, 4))
+    s_link, e_link = TO_LINK_CAL
+    if not (s_link >= cal.sigma and tradeoff.tpr(fpr, d / s_link) <= TO_TARGET
+            and certify.certify("sum", 4, 1.0, s_link, e_link, TO_DELTA).passes):
+        raise ArithmeticError("ex-attack-calibrate's lab link must keep the target and pass")
+
+    # the usual claim (1, 1e-5): its smallest σ, the attacker it leaves, the line it draws
+    star = gaussian.calibrate_sigma(1.0, TO_DELTA, d)
+    t_star = tradeoff.tpr(fpr, d / star)
+    line = e * fpr + TO_DELTA
+    _with_tex(v, "to_star_mu", sig(d / star, 4))
+    _with_tex(v, "to_star_tpr05", sig(t_star, 4))
+    v["to_star_hits100"] = _per100(t_star)
+    _with_tex(v, "to_line_1e5", sig(line, 4))
+    v["to_line_1e5_hits100"] = _per100(line)
+
+    # exercise attack-error: accuracy first (the mean of n = 100 within ±0.05 at 95 %)
+    d_m = queries.sensitivity("mean", TO_MEAN_N, 1.0)
+    err = tradeoff.calibrate_sigma_error(TO_HALF_WIDTH, d_m, TO_DELTA, fpr)
+    if err.tpr is None or err.eps is None:
+        raise ArithmeticError("the error calibration must give a TPR and an ε")
+    v["to_err_n"] = str(TO_MEAN_N)
+    v["to_err_sens"] = sig(d_m)
+    v["to_err_hw"] = sig(TO_HALF_WIDTH)
+    _with_tex(v, "to_err_sigma", sig(err.sigma, 4))
+    _with_tex(v, "to_err_mu", sig(err.mu, 4))
+    _with_tex(v, "to_err_tpr05", sig(err.tpr, 4))
+    v["to_err_hits100"] = _per100(err.tpr)
+    _with_tex(v, "to_err_eps", sig(err.eps, 4))
+    s_link, e_link = TO_LINK_ERR
+    if not (s_link <= err.sigma
+            and certify.certify("mean", TO_MEAN_N, 1.0, s_link, e_link, TO_DELTA).passes):
+        raise ArithmeticError("attack-error's lab link must keep the accuracy and pass")
+
+    # exercise attack-compose: one sum release at σ = 2, then four (GDP: μ = 1, example 1)
+    mu_one = accounting.gaussian_mu(d, 2.0)
+    _same(accounting.gdp_compose([mu_one] * 4), mu, "four releases at σ = 2 are μ = 1")
+    t_one = tradeoff.tpr(fpr, mu_one)
+    _with_tex(v, "to_one_tpr05", sig(t_one, 4))
+    v["to_one_hits100"] = _per100(t_one)
+
+
+def _under_line(v: Mapping[str, str], tpr: str, cap: str, fa: str) -> tuple[str, str]:
+    """Is the Gaussian's true-positive rate (shown) under the cap one (ε, δ) line allows?"""
+    c = vd.cmp(v[tpr], v[cap])
+    head_ko = f"거짓 양성률 {v[fa]}%에서 곡선의 값은 {v[tpr]}, 선의 값은 {v[cap]}입니다. "
+    head_en = (f"At a false-positive rate of {v[fa]} % the curve is at {v[tpr]} and the line "
+               f"at {v[cap]}: ")
+    ko = {-1: "곡선이 선 아래에 있어서, 실제 공격자는 이 (ε, δ) 한 쌍이 허용하는 만큼 맞히지 "
+              "못합니다.",
+          0: "표시한 자릿수로는 둘이 같습니다. 선이 곡선에 닿는 점 가까이입니다.",
+          1: "곡선이 선 위로 나갑니다. 이 (ε, δ) 주장은 성립하지 않습니다."}[c]
+    en = {-1: "the curve lies under the line, so the real attacker catches less than this one "
+              "(ε, δ) pair allows.",
+          0: "equal at the precision shown, near the point where the line touches the curve.",
+          1: "the curve rises above the line, so this (ε, δ) claim does not hold."}[c]
+    return head_ko + ko, head_en + en
+
+
+def _vd_to_line(v: Mapping[str, str], out: dict[str, str]) -> None:
+    """The section: the curve at 5 % against the single line of (1, δ(1))."""
+    out["vd_to_line_ko"], out["vd_to_line_en"] = _under_line(
+        v, "to_tpr05", "to_line_cap05", "to_fa100")
+
+
+def _vd_to_tps(v: Mapping[str, str], out: dict[str, str]) -> None:
+    """The think-pair-share: the Gaussian at the smallest σ for (1, 1e-5) against its line."""
+    out["vd_to_tps_ko"], out["vd_to_tps_en"] = _under_line(
+        v, "to_star_tpr05", "to_line_1e5", "to_fa100")
+
+
+def _vd_to_weak(v: Mapping[str, str], out: dict[str, str]) -> None:
+    """The section: does the line of (4.377, 1e-5) alone say anything at 5 %?"""
+    cap, fa = v["to_weak_cap"], v["to_fa100"]
+    c = vd.cmp(cap, "1")
+    ko = f"이 선 하나가 거짓 양성률 {fa}%에서 허용하는 참 양성률은 {cap}입니다. "
+    en = (f"On its own, at a false-positive rate of {fa} %, this line caps the true-positive "
+          f"rate at {cap}")
+    if c > 0:
+        ko += "확률이 가질 수 있는 가장 큰 값 1보다 크므로, 이 선은 여기서 아무것도 막지 못합니다."
+        en += ": more than 1, the largest a probability can be, so here it rules out nothing."
+    elif c == 0:
+        ko += "확률이 가질 수 있는 가장 큰 값 1과 같으므로, 이 선은 여기서 아무것도 막지 못합니다."
+        en += ": 1, the largest a probability can be, so here it rules out nothing."
+    else:
+        ko += "1보다 작으므로 이 선도 여기서 공격자를 어느 정도 막습니다."
+        en += ": less than 1, so this line does limit the attacker here."
+    out["vd_to_weak_ko"], out["vd_to_weak_en"] = ko, en
+
+
+def _vd_to_cal(v: Mapping[str, str], out: dict[str, str]) -> None:
+    """Example 2: the σ of the hit-rate target against the smallest σ of (1, 1e-5)."""
+    mine, star = v["to_cal_sigma"], v["exact_sigma"]
+    c = vd.cmp(mine, star)
+    ko = {-1: f"흔히 쓰는 주장 (ε, δ) = (1, 10⁻⁵)의 가장 작은 σ인 {star}보다 작은 잡음으로 "
+              "충분합니다.",
+          0: f"흔히 쓰는 주장 (ε, δ) = (1, 10⁻⁵)의 가장 작은 σ인 {star}, 표시한 자릿수로 "
+             "같은 잡음입니다.",
+          1: f"흔히 쓰는 주장 (ε, δ) = (1, 10⁻⁵)의 가장 작은 σ인 {star}보다 큰 잡음이 "
+             "필요합니다."}[c]
+    en = {-1: f"less noise than the smallest σ for the usual claim (ε, δ) = (1, 10⁻⁵), {star}.",
+          0: f"the same noise, at the precision shown, as the smallest σ for the usual claim "
+             f"(ε, δ) = (1, 10⁻⁵), {star}.",
+          1: f"more noise than the smallest σ for the usual claim (ε, δ) = (1, 10⁻⁵), "
+             f"{star}."}[c]
+    out["vd_to_cal_ko"], out["vd_to_cal_en"] = ko, en
+
+
+#: the comparative sentences of the attacker's section, each a pure function of shown values
+TRADEOFF_VERDICTS = (_vd_to_line, _vd_to_tps, _vd_to_weak, _vd_to_cal)
+
+
+def tradeoff_verdicts(v: Mapping[str, str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for group in TRADEOFF_VERDICTS:
+        group(v, out)
+    return out
