@@ -397,9 +397,10 @@ def report(r: dict[str, Any]) -> str:
                      f"browsers {r['browser_cpu_pct']:.0f}, this client "
                      f"{r['client_cpu_pct']:.0f}, others {r['others_cpu_pct']:.0f} "
                      f"(machine {r['machine_cpu_pct']:.0f}, {r.get('cpus', '?')} CPUs)")
-    if r.get("seen_cards"):
+    if "channel_cards" in r:
+        total = r["one_proto"]["n"] + r["proto"]["n"]
         lines.append(f"protocol followers' cards first seen on the card channel: "
-                     f"{r['channel_cards']} of {r['seen_cards']}")
+                     f"{r['channel_cards']} of {total} deliveries")
     if "gc_pauses_logged" in r:
         lines.append(f"server GC pauses >= 0.2 s logged: {r['gc_pauses_logged']}"
                      + (f" (max {r['gc_pause_max_s']:.2f} s)" if r["gc_pauses_logged"] else ""))
@@ -684,7 +685,6 @@ async def run(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
         await browser.close()
     # cards a protocol follower first saw on the class's card channel (app/room/channel.py)
     channel_cards = sum(f.via_channel for f in protos)
-    seen_cards = sum(len(f.seen) for f in protos)
     for t in [teacher, *protos]:
         await t.close()
     server, tree, own, busy = (b - a for a, b in zip(w0, w1, strict=True))
@@ -692,7 +692,7 @@ async def run(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     r = summary(base_ph, cls_ph, teacher.worker or "-")
     r.update(pages=len(reals), followers=len(protos), room=code, open_s=open_s,
              per_worker=per_worker, real_workers=[x.worker for x in reals],
-             channel_cards=channel_cards, seen_cards=seen_cards,
+             channel_cards=channel_cards,
              sent_epochs={"baseline": base_ph.sent, "class": cls_ph.sent}, trace=trace,
              load_start=load_start, load_end=loadavg(), cpus=os.cpu_count(),
              server_cpu_pct=100 * server / wall, browser_cpu_pct=100 * browsers / wall,
