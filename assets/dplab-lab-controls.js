@@ -280,7 +280,18 @@ export function render({ model, el }) {
 
   // ---- the server's values ----------------------------------------------------------------
   function showValues() {
-    const v = JSON.parse(model.values || "{}");
+    let text = model.values || "{}";
+    // A following page may show the class's state from its channel (assets/dplab-room-card.js)
+    // until its own session takes it: new values from the server then win.
+    const chan = (window.dplabChannelOver || {}).controls;
+    let fromChannel = false;
+    if (chan) {
+      if (chan.base === undefined) chan.base = model.values;
+      if (chan.base === model.values) { text = chan.text; fromChannel = true; }
+      else delete window.dplabChannelOver.controls;
+    }
+    const v = JSON.parse(text);
+    if (fromChannel) v.ack = sent;  // (the channel's values know nothing of this page's commits)
     for (const [c, text] of Object.entries(v.fields || {})) {
       const input = fields[c];
       if (!input || dirty.has(c)) continue;
@@ -352,6 +363,7 @@ export function render({ model, el }) {
   showValues();
   showErrors();
   model.on("values", showValues);
+  (window.dplabRedraw = window.dplabRedraw || {}).controls = showValues;
   model.on("errors", showErrors);
   el.appendChild(root);
   // What the student did on the first paint's copy, before the page was live (issue 39, 4).

@@ -1,17 +1,23 @@
-// A following student's card, straight from the class's card channel (app/room/channel.py).
+// A following student's lab, straight from the class's channel (app/room/channel.py).
 //
 // The server writes one frame per room state, the same bytes to every follower of a worker:
-// {"seq": n, "card": "<section class=dp-card ...>"}. The card is put into the lab's card pane
-// (.dp-card-pane, its shadow root) while the room banner says the page follows
-// (data-mode="follow"); the rest of the state (controls, figures, the card again) comes
-// through the page's own Bokeh connection a moment later. Nothing is sent back; a closed
-// channel is opened again after a pause (the Bokeh connection still brings every change).
+// {"seq": n, "views": {"panes": {css class: html}, "plots": {key: message}, "controls": values}}.
+// While the room banner says the page follows (data-mode="follow"), the page lays them over
+// its own views: the card first, the rest on the next frame (an HTML pane shows the server's
+// HTML in place of its own, kept aside; a figure or the controls draw from the frame's
+// message through window.dplabChannelOver, assets/dplab-svgplot.js plotData and
+// assets/dplab-lab-controls.js). The page's session does not take these states at once: when
+// it does (the student detaches, a tour step, the channel closes), the server bumps the
+// banner's data-synced and everything laid over is dropped, so the page shows its session's
+// own views again. Nothing is sent back; a closed channel is opened again after a pause.
 (function () {
   "use strict";
   if (window.dplabRoomCard) { return; }
   var RETRY_MS = [1000, 3000, 10000];  // then every 10 s
-  var state = { seq: -1, tries: 0, socket: null };
+  var state = { seq: -1, tries: 0, socket: null, laid: [], synced: null, watching: null };
   window.dplabRoomCard = state;
+  window.dplabChannelOver = window.dplabChannelOver || {};
+  window.dplabRedraw = window.dplabRedraw || {};
 
   function deep(sel, root) {
     var stack = [root || document];
@@ -28,27 +34,109 @@
   }
 
   var cache = {};
-  function find(key, sel) {  // elements of the page's panes, looked up once while they last
-    var el = cache[key];
-    if (!el || !el.isConnected) { el = cache[key] = deep(sel); }
+  function find(sel) {  // elements of the page's panes, looked up once while they last
+    var el = cache[sel];
+    if (!el || !el.isConnected) { el = cache[sel] = deep(sel); }
     return el;
   }
 
+  function bannerInner() { return find(".dp-room-banner-inner"); }
+
   function following() {
-    var banner = find("banner", ".dp-room-banner-inner");
-    return !!banner && banner.getAttribute("data-mode") === "follow";
+    var b = bannerInner();
+    return !!b && b.getAttribute("data-mode") === "follow";
+  }
+
+  // ---- laying over and dropping ------------------------------------------------------------
+  // An HTML pane's content is replaced (inside a marked wrapper with display: contents) and
+  // its own content kept; dropping puts it back, unless BokehJS has rendered the pane again
+  // meanwhile (the wrapper is gone: what the pane shows then is its session's newer value).
+  function lay(host, html) {
+    var root = host && host.shadowRoot;
+    var box = null;  // the pane's own content box (":scope" does not apply to a shadow root)
+    for (var i = 0; root && i < root.children.length && !box; i++) {
+      if (root.children[i].tagName === "DIV") { box = root.children[i]; }
+    }
+    if (!box) { return; }
+    var laid = box.querySelector(":scope > .dp-chan-laid");
+    if (!laid) {
+      state.laid = state.laid.filter(function (i) { return i.box !== box; });
+      state.laid.push({ box: box, own: box.innerHTML });
+      laid = document.createElement("div");
+      laid.className = "dp-chan-laid";
+      laid.style.display = "contents";
+      box.replaceChildren(laid);
+    }
+    if (laid.innerHTML !== html) { laid.innerHTML = html; }
+  }
+
+  function drop() {
+    state.laid.forEach(function (item) {
+      if (item.box.isConnected && item.box.querySelector(":scope > .dp-chan-laid")) {
+        item.box.innerHTML = item.own;
+      }
+    });
+    state.laid = [];
+    var keys = Object.keys(window.dplabChannelOver);
+    window.dplabChannelOver = {};
+    keys.forEach(function (k) {
+      var again = window.dplabRedraw[k];
+      if (again) { try { again(); } catch (e) { /* the view redraws on its next change */ } }
+    });
+  }
+
+  // The banner: when the page stops following or its session took a state, drop.
+  function checkBanner() {
+    var b = bannerInner();
+    if (!b) { return; }
+    var synced = b.getAttribute("data-synced");
+    var changed = state.synced !== null && synced !== state.synced;
+    state.synced = synced;
+    if ((changed || !following()) && (state.laid.length || Object.keys(window.dplabChannelOver).length)) {
+      drop();
+    }
+  }
+
+  function watchBanner() {
+    var host = find(".dp-room-banner");
+    var root = host && host.shadowRoot;
+    if (!root || state.watching === root) { return; }
+    state.watching = root;
+    new MutationObserver(checkBanner).observe(root, { subtree: true, childList: true,
+                                                      attributes: true });
+    checkBanner();
   }
 
   function show(msg) {
+    watchBanner();
+    checkBanner();
+    var views = msg.views || {};
     if (typeof msg.seq !== "number" || msg.seq <= state.seq || !following()) { return; }
-    var host = find("card", ".dp-card-pane");
-    var root = host && host.shadowRoot;
-    var card = root && root.querySelector(".dp-card");
-    if (!card || !card.parentNode) { return; }
     state.seq = msg.seq;
-    card.parentNode.innerHTML = msg.card;  // the server's own HTML, as Bokeh would put it
+    var panes = views.panes || {};
+    if (panes["dp-card-pane"] !== undefined) { lay(find(".dp-card-pane"), panes["dp-card-pane"]); }
+    var seq = msg.seq;
+    window.requestAnimationFrame(function () {  // the card paints first
+      if (seq !== state.seq || !following()) { return; }
+      Object.keys(panes).forEach(function (cls) {
+        if (cls !== "dp-card-pane") { lay(find("." + cls), panes[cls]); }
+      });
+      var plots = views.plots || {};
+      Object.keys(plots).forEach(function (key) { put(key, plots[key]); });
+      if (views.controls) { put("controls", views.controls); }
+    });
   }
 
+  function put(key, text) {
+    var over = window.dplabChannelOver[key];
+    if (over && over.text === text) { return; }
+    // (base: the view's own message when it first draws this; a new one from the server wins)
+    window.dplabChannelOver[key] = { text: text, base: over ? over.base : undefined };
+    var again = window.dplabRedraw[key];
+    if (again) { again(); }
+  }
+
+  // ---- the socket ---------------------------------------------------------------------------
   function open(path) {
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     var ws = new WebSocket(scheme + location.host + path);

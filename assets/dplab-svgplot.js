@@ -189,7 +189,15 @@ function blankSvg(holder, el, look, label, height) {
 const decodedMessages = new WeakMap();
 
 function plotData(model) {
-  const text = model.message || "{}";
+  let text = model.message || "{}";
+  // A following page may draw the class's state from its channel (assets/dplab-room-card.js)
+  // until its own session takes it: a new message from the server then wins.
+  const over = (window.dplabChannelOver || {})[model.key];
+  if (over) {
+    if (over.base === undefined) over.base = model.message;
+    if (over.base === model.message) text = over.text;
+    else delete window.dplabChannelOver[model.key];
+  }
   let seen = decodedMessages.get(model);
   if (!seen || seen.text !== text) {
     seen = { text, data: JSON.parse(text) };
@@ -213,6 +221,7 @@ function mountPlot(model, holder, draw) {
   ro.observe(holder);
   model.on("remove", () => ro.disconnect());
   if (model.key) {
+    (window.dplabRedraw = window.dplabRedraw || {})[model.key] = again;
     window.dplabFigures = window.dplabFigures || {};
     window.dplabFigures[model.key] = () => svgLayer(svg, (model.look || {}).bg || "#ffffff");
   }

@@ -1046,8 +1046,9 @@ class Follower(Tab):
             if text is None:
                 return
             try:
-                card = json.loads(text).get("card", "")
-            except ValueError:
+                card = ((json.loads(text).get("views") or {}).get("panes") or {}).get(
+                    "dp-card-pane", "")
+            except (ValueError, AttributeError):
                 continue
             s = card_sigma(str(card))
             if s is not None and s not in self.seen:

@@ -92,18 +92,21 @@ class LabFigures:
         card_css = [CARD_CSS, *self._theme_css()]
         self.card = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
                                     css_classes=["dp-card-pane"])
-        self.dens_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
-        self.curve_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
-        self.sim_text = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width")
-        self.attack_text = widgets.TextPane("", stylesheets=card_css,
-                                            sizing_mode="stretch_width")
+        # (fixed classes: a following page takes them from the class's channel, app/lab/follow.py)
+        self.dens_text, self.curve_text, self.sim_text, self.attack_text = (
+            widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
+                             css_classes=[cls])
+            for cls in ("dp-dens-text-pane", "dp-curve-text-pane", "dp-sim-text-pane",
+                        "dp-attack-text-pane"))
         legend = self._tr("lab.legend")
         # (the projector's type sizes, PROJECTOR_CSS, reach the legends too)
         legend_css = [LEGEND_CSS, *([PROJECTOR_CSS] if self._large else [])]
         self.dens_legend, self.curve_legend, self.sim_legend = (
             widgets.TextPane(legend_html(entries, legend), stylesheets=legend_css,
-                             sizing_mode="stretch_width", margin=(0, 5))
-            for entries in (self.leg_dens, self.leg_curve, self.leg_sim))
+                             sizing_mode="stretch_width", margin=(0, 5), css_classes=[cls])
+            for entries, cls in ((self.leg_dens, "dp-dens-legend-pane"),
+                                 (self.leg_curve, "dp-curve-legend-pane"),
+                                 (self.leg_sim, "dp-sim-legend-pane")))
         self.attack_legend = widgets.TextPane(legend_html(self.leg_attack, legend),
                                               stylesheets=legend_css,
                                               sizing_mode="stretch_width", margin=(0, 5))

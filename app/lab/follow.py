@@ -11,6 +11,7 @@ whole snapshot is applied (controls, figures, texts), so every follower's card c
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -53,6 +54,49 @@ def card_of(query: Mapping[str, str], lang: str, folded: bool) -> str:
     """The card a lab at address ``query`` shows (made once per process, language and layout:
     the same string for every follower)."""
     return _card(_items(query), lang, folded)
+
+
+# The panes a follower's page can take from the class's card channel (app/room/channel.py):
+# their fixed CSS class -> the renderer page's pane (assets/dplab-room-card.js overlays them).
+CHANNEL_PANES = {"dp-card-pane": "card", "dp-dens-text-pane": "dens_text",
+                 "dp-curve-text-pane": "curve_text", "dp-sim-text-pane": "sim_text",
+                 "dp-attack-text-pane": "attack_text", "dp-curve-legend-pane": "curve_legend"}
+# The figures (their save-bar key -> the renderer page's SvgPlot).
+CHANNEL_PLOTS = {"density": "dens_plot", "curve": "curve_plot", "simulation": "sim_plot",
+                 "attacker": "attack_plot"}
+_RENDERERS: dict[tuple[str, bool], Any] = {}
+
+
+def _renderer(lang: str, large: bool) -> Any:
+    """A lab page of this process that belongs to no session: it computes what a following
+    page of that language and layout shows (the same code, the same shared messages)."""
+    from app.lab.page import LabPage
+
+    page = _RENDERERS.get((lang, large))
+    if page is None:
+        page = _RENDERERS[(lang, large)] = LabPage(LabState(), lang, large=large)
+    return page
+
+
+@functools.lru_cache(maxsize=64)
+def _views(items: tuple[tuple[str, str], ...], lang: str, large: bool) -> str:
+    page = _renderer(lang, large)
+    values = {k: (list(v) if isinstance(v, list) else v) for k, v in _target(items).items()}
+    diff = {k: v for k, v in values.items() if getattr(page.state, k) != v}
+    if diff:
+        with param.parameterized.batch_call_watchers(page.state):
+            page.state.param.update(**diff, errors={})
+    panes = {cls: getattr(page, name).object for cls, name in CHANNEL_PANES.items()}
+    plots = {key: getattr(page, name).message for key, name in CHANNEL_PLOTS.items()}
+    return json.dumps({"panes": panes, "plots": plots, "controls": page.controls.panel.values},
+                      ensure_ascii=False, separators=(",", ":"))
+
+
+def views_of(query: Mapping[str, str], lang: str, large: bool) -> str:
+    """What a following lab at address ``query`` shows, as one JSON text made once per
+    process, language and layout: the card and the text panes' HTML by CSS class, each
+    figure's message by key, the controls' values."""
+    return _views(_items(query), lang, large)
 
 
 class FollowedLab(Protocol):
@@ -118,6 +162,11 @@ class LabFollowable:
         if tour is not None and (tour.step or int(snap.get("tour") or 0) or tour.concealed):
             return None  # the tour's panel and concealment come with the whole snapshot
         return card_of(snap.get("lab") or {}, self.lang, bool(getattr(lab, "_large", False)))
+
+    def channel_views(self, snap: Mapping[str, Any]) -> str | None:
+        if self.preview_html(snap) is None:
+            return None
+        return views_of(snap.get("lab") or {}, self.lang, bool(getattr(self.lab, "_large", False)))
 
     def preview_room_snapshot(self, snap: Mapping[str, Any]) -> bool:
         html = self.preview_html(snap)

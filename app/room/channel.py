@@ -14,17 +14,20 @@ follower's own plain websocket (Tornado's public ``WebSocketHandler``), a few mi
   to that page only (it is in no address and no other page); an id this process does not hold
   is closed at once (code 4404) and tells nothing about rooms, so the channel is no door for
   guessing codes. Origins: the ones Bokeh allows for the page's own websocket.
-- The frame is ``{"seq": n, "card": html}``: the card's HTML for a state the page may show in
-  full (no tour step, nothing concealed: :meth:`app.shell.follow.Followable.preview_html`).
-  The page writes it into the card (only while its banner says it follows) and the rest of
-  the state (controls, figures, the card again) comes through Bokeh as before, one lab at a
-  time (app/room/link.py ``SlowLane``).
+- The frame is ``{"seq": n, "views": {...}}``: everything a following page shows for a state
+  it may show in full (no tour step, nothing concealed): the card's and the text panes' HTML
+  by CSS class, each figure's message, the controls' values
+  (:meth:`app.shell.follow.Followable.channel_views`, made once per process, language and
+  layout by a lab page of no session). The page lays them over its own views while its banner
+  says it follows (assets/dplab-room-card.js). The session itself takes the state only when
+  it needs it: the student detaches, a tour step comes, the channel closes
+  (app/room/link.py); each such application bumps the banner's ``data-synced`` and the page
+  drops what it laid over, so it shows its session's own views again.
 - Nothing is sent to the server over the channel; a message from the browser closes it.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import weakref
 from collections import OrderedDict
@@ -66,14 +69,13 @@ def url(link_id: str) -> str:
     return href(PATH) + "?link=" + link_id
 
 
-def frame(seq: int, card: str) -> bytes:
-    """The frame for ``card`` at room sequence ``seq`` (made once: the card strings of one
-    state are shared by every follower of the process, and so is this)."""
-    key = (seq, card)
+def frame(seq: int, views: str) -> bytes:
+    """The frame for ``views`` (a JSON text) at room sequence ``seq`` (made once: the views of
+    one state are one string shared by every follower of the process, and so is this)."""
+    key = (seq, views)
     got = _FRAMES.get(key)
     if got is None:
-        got = json.dumps({"seq": seq, "card": card}, ensure_ascii=False,
-                         separators=(",", ":")).encode()
+        got = b'{"seq":' + str(int(seq)).encode() + b',"views":' + views.encode() + b"}"
         _FRAMES[key] = got
         while len(_FRAMES) > _FRAMES_KEPT:
             _FRAMES.popitem(last=False)
@@ -111,7 +113,7 @@ class CardChannel(tornado.websocket.WebSocketHandler):
     def on_close(self) -> None:
         link, self.link = self.link, None
         if link is not None and link.channel is self:
-            link.channel = None
+            link._in_doc(link.channel_closed)
 
     def push(self, data: bytes) -> bool:
         """Send one frame; False when the socket is gone (the page then gets the card through

@@ -122,6 +122,7 @@ class RoomLink:
         # a student's card channel (app/room/channel.py) and the room seq it last carried
         self.channel: CardChannel | None = None
         self._pushed = -1
+        self._synced = 0  # states applied through Bokeh since the channel was used
 
     # ---- PageLink ------------------------------------------------------------------------
     def attach(self, page: Followable) -> list[Any]:
@@ -211,15 +212,15 @@ class RoomLink:
         """Send a state's card over the channel when the page may show it alone (a following
         student, a state no older than the last, no tour step or concealment)."""
         st, page, sock = self.state, self.page, self.channel
-        preview_html = getattr(page, "preview_html", None)
-        if (sock is None or preview_html is None or msg.get("type") != "state"
+        channel_views = getattr(page, "channel_views", None)
+        if (sock is None or channel_views is None or msg.get("type") != "state"
                 or not self.student or not st.follows):
             return
         seq = int(msg.get("seq", -1))
         if seq < st.seq or seq <= self._pushed:
             return
-        card = preview_html(dict(msg.get("snap") or {}))
-        if card is not None and sock.push(channel.frame(seq, card)):
+        views = channel_views(dict(msg.get("snap") or {}))
+        if views is not None and sock.push(channel.frame(seq, views)):
             self._pushed = seq
 
     def store_status(self, ok: bool) -> None:
@@ -304,14 +305,34 @@ class RoomLink:
             snap = dict(msg.get("snap") or {})
             q = self.state.question
             snap["question"] = q["id"] if q else ""
-            pushed = self._pushed == int(msg.get("seq", -2))  # its card went by the channel
-            if self.student and (pushed or self._preview(snap)):
+            if self.student and self._pushed == int(msg.get("seq", -2)):
+                # The page shows the state from the channel: this session takes it only when
+                # it needs it (the student detaches, a tour step, the channel closes).
+                self._full = snap
+                SLOW_LANE.queue.pop(self, None)
+            elif self.student and self._preview(snap):
                 self._full = snap
                 SLOW_LANE.add(self)
             else:
                 self._full = None
-                page.apply_room_snapshot(snap, hold=self.student)
+                self._bokeh_apply(snap)
         self._render()
+
+    def _bokeh_apply(self, snap: Mapping[str, Any]) -> None:
+        """Apply ``snap`` to this session; a page that showed states from the channel is told
+        to drop them (the banner's ``data-synced``, assets/dplab-room-card.js)."""
+        page = self.page
+        if page is None:
+            return
+        page.apply_room_snapshot(snap, hold=self.student)
+        if self._pushed >= 0:
+            self._synced += 1
+
+    def channel_closed(self) -> None:
+        """The page's channel closed: a state it showed from there comes through Bokeh."""
+        self.channel = None
+        if self._full is not None:
+            SLOW_LANE.add(self)
 
     def _preview(self, snap: Mapping[str, Any]) -> bool:
         page = self.page
@@ -324,11 +345,11 @@ class RoomLink:
             return bool(preview(snap))
 
     def _apply_full(self) -> None:
-        """The rest of a snapshot whose card was shown first (nothing when none waits)."""
+        """The rest of a snapshot whose card (or whole view) was shown first (nothing when
+        none waits)."""
         snap, self._full = self._full, None
-        page = self.page
-        if snap is not None and page is not None:
-            page.apply_room_snapshot(snap, hold=self.student)
+        if snap is not None:
+            self._bokeh_apply(snap)
 
     def _on_toggle(self, event: Any) -> None:
         page = self.page
@@ -337,6 +358,7 @@ class RoomLink:
         if event.new:
             if self.state.reattach() and self._latest is not None:
                 self.state.seq = -1
+                self._pushed = -1  # the page shows its own state: the session takes the room's
                 self._take(self._latest)
             self._spawn(self._fetch())  # and the newest state
         else:
@@ -441,7 +463,7 @@ class RoomLink:
             # (a quiz's buttons were made again each time): skipped when nothing it reads did.
             reads = (st.status, st.following, st.code, repr(st.question), st.answered,
                      st.answered_id, st.answer_result, st.answer_refused, st.follows, lang,
-                     self.toggle is not None)
+                     self.toggle is not None, self._synced)
             if reads == self._rendered:
                 return
             self._rendered = reads
@@ -483,7 +505,8 @@ class RoomLink:
         # how the page goes back if its connection drops (assets/dplab-reconnect.js)
         mode = ("alone" if st.status in ("ended", "unknown") else "lead" if st.role == "teacher"
                 else "follow" if st.following else "own")
-        self.banner.object = (f'<div class="{cls}"{role} data-mode="{mode}">'
+        self.banner.object = (f'<div class="{cls}"{role} data-mode="{mode}" '
+                              f'data-synced="{self._synced}">'
                               f'<p>{html.escape(text)}{extra}</p></div>')
         if self.toggle is not None:
             following = st.following

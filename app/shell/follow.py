@@ -38,6 +38,13 @@ class Followable(Protocol):
         may send it to the page by its own way (app/room/channel.py)."""
         ...
 
+    def channel_views(self, snap: Mapping[str, Any]) -> str | None:
+        """Everything a following page shows for ``snap`` (the card, texts, figures,
+        controls) as one JSON text made once per process (the same object for every follower
+        of that language and layout), or None when the snapshot cannot be shown without the
+        page's own session (a tour step, a concealed card)."""
+        ...
+
     def preview_room_snapshot(self, snap: Mapping[str, Any]) -> bool:
         """Show at once the part of ``snap`` a student looks at first (the lab: its card, made
         once per process and snapshot), when it can be shown alone; :meth:`apply_room_snapshot`

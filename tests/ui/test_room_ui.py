@@ -123,10 +123,15 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
         for s in (en, ko):
             expect(s.locator(".dp-sigma")).to_have_text("0.5")
             expect(s.locator(".dp-required-delta")).to_have_text(delta)
-        # the cards came by the class's card channel (app/room/channel.py), one frame per state
+        # the state came by the class's channel (app/room/channel.py), one frame per state:
+        # the controls and the figures too, with no second copy of any pane in the page
         channel_seq = "() => window.dplabRoomCard ? window.dplabRoomCard.seq : -2"
         en.wait_for_function(f"({channel_seq})() >= 1")
         ko.wait_for_function(f"({channel_seq})() >= 1")
+        expect(en.get_by_label(re.compile(r"^σ — noise"))).to_have_value("0.5")
+        expect(ko.locator(".dp-density-plot svg.dp-svg")).to_have_attribute(
+            "aria-label", re.compile(r".+"))
+        assert en.locator(".dp-card").count() == 1 and ko.locator(".dp-sigma").count() == 1
 
         # ---- the room page counts both students, both following ------------------------------
         expect(count).to_contain_text(
@@ -135,6 +140,11 @@ def test_a_class_follows_the_teacher(browser: Any, server: Server) -> None:
         # ---- detach: the teacher's next move stays off that lab; "follow again" jumps -------
         en.get_by_role("button", name="Explore on my own").click()
         expect(en.locator(".dp-room-banner")).to_contain_text("Exploring on your own")
+        # the session took the class's state: the page shows its own views, the same values
+        expect(en.get_by_label(re.compile(r"^σ — noise"))).to_have_value("0.5")
+        expect(en.locator(".dp-sigma")).to_have_text("0.5")
+        en.wait_for_function("() => window.dplabChannelOver && "
+                             "Object.keys(window.dplabChannelOver).length === 0")
         expect(count).to_contain_text(
             re.compile(r"\(lab 2 · class page \d\) · following the instructor: 1$"))
         en_seq = en.evaluate(channel_seq)

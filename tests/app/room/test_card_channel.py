@@ -1,8 +1,9 @@
-"""The class's card channel (app/room/channel.py): a following student's card is one frame
-per process and room state, the very same bytes for every follower, sent at once; the rest of
-the state follows through the slow lane as before. Nothing is sent to a lab exploring on its
-own, for a tour step, or for an older state; the websocket route closes for an id this process
-does not hold (4404: no door for guessing room codes) and forgets a closed socket."""
+"""The class's channel (app/room/channel.py): what a following student's lab shows is one frame
+per process and room state, the very same bytes for every follower, sent at once; the session
+takes the state only when it needs it (detach, a channel closed). Nothing is sent to a lab
+exploring on its own, for a tour step, or for an older state; the websocket route closes for
+an id this process does not hold (4404: no door for guessing room codes) and forgets a closed
+socket."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import tornado.web
 import tornado.websocket
 from test_follow_lanes import ROOM_LAB, a_student, message, until
 
-from app.lab.follow import card_of
+from app.lab.follow import card_of, views_of
 from app.room import channel
 from app.room import link as link_mod
 
@@ -37,7 +38,7 @@ class FakeSocket:
         self.alive = False
 
 
-def test_the_card_goes_by_the_channel_the_same_frame_for_every_follower() -> None:
+def test_the_view_goes_by_the_channel_the_same_frame_for_every_follower() -> None:
     async def body() -> None:
         _hub1, lab1, link1 = await a_student()
         _hub2, lab2, link2 = await a_student()
@@ -48,16 +49,30 @@ def test_the_card_goes_by_the_channel_the_same_frame_for_every_follower() -> Non
         link2.deliver(message(7, ROOM_LAB))
         assert len(s1.frames) == 1 and s1.frames[0] is s2.frames[0]  # one encoding
         got = json.loads(s1.frames[0])
-        assert got == {"seq": 7, "card": card_of(ROOM_LAB, "en", False)}
-        assert "2.5" in got["card"]
-        assert lab1.card.object == before  # not also sent through Bokeh at once
-        await until(lambda: lab1.state.sigma == 2.5 and lab2.state.sigma == 2.5)
-        assert lab1.card.object == got["card"]  # the slow lane's refresh: the same card
-        assert link1 not in link_mod.SLOW_LANE.queue
+        assert got["seq"] == 7
+        views = got["views"]
+        assert views == json.loads(views_of(ROOM_LAB, "en", False))
+        assert views["panes"]["dp-card-pane"] == card_of(ROOM_LAB, "en", False)
+        assert set(views["plots"]) == {"density", "curve", "simulation", "attacker"}
+        assert json.loads(views["controls"])["fields"]["sigma"] == "2.5"
+        # the session does not take the state: the page shows it from the channel
+        await asyncio.sleep(0.05)
+        assert lab1.card.object == before and lab1.state.sigma == 1.0
+        assert link1._full is not None and link1 not in link_mod.SLOW_LANE.queue
         link1.deliver(message(7, ROOM_LAB))  # the same state again: nothing new to send
         link1.deliver(message(6, {**ROOM_LAB, "sigma": "3"}))  # older: never
         await asyncio.sleep(0.05)
         assert len(s1.frames) == 1
+        # the student detaches: the session takes the class's state first, the banner says so
+        synced = link1._synced
+        link1._on_toggle(type("E", (), {"new": False})())
+        assert lab1.state.sigma == 2.5 and link1._synced == synced + 1
+        assert 'data-mode="own"' in link1.banner.object
+        assert f'data-synced="{synced + 1}"' in link1.banner.object
+        # the channel closes: the other page's session takes the state through Bokeh
+        link2.channel_closed()
+        await until(lambda: lab2.state.sigma == 2.5)
+        assert lab2.card.object == card_of(ROOM_LAB, "en", False)
 
     asyncio.run(body())
 
@@ -85,7 +100,7 @@ def test_nothing_by_the_channel_for_a_lab_on_its_own_or_a_tour_step() -> None:
 
 def test_the_route_closes_for_an_unknown_lab_and_forgets_a_closed_socket() -> None:
     async def body() -> None:
-        _hub, _lab, link = await a_student()
+        _hub, lab, link = await a_student()
         assert channel.url(link.id).endswith(f"/room-card?link={link.id}")
         app = tornado.web.Application(channel.routes())
         sock, port = tornado.testing.bind_unused_port()
@@ -99,9 +114,11 @@ def test_the_route_closes_for_an_unknown_lab_and_forgets_a_closed_socket() -> No
             await until(lambda: link.channel is not None)
             link.deliver(message(9, ROOM_LAB))
             got = json.loads(await asyncio.wait_for(ws.read_message(), 5))
-            assert got["seq"] == 9 and got["card"] == card_of(ROOM_LAB, "en", False)
+            assert got["seq"] == 9
+            assert got["views"]["panes"]["dp-card-pane"] == card_of(ROOM_LAB, "en", False)
             ws.close()
             await until(lambda: link.channel is None)
+            await until(lambda: lab.state.sigma == 2.5)  # (closed: the session takes it)
             link._left()  # the session ends: its id opens nothing any more
             ws = await tornado.websocket.websocket_connect(f"{base}?link={link.id}")
             assert await ws.read_message() is None and ws.close_code == channel.NOT_HERE
