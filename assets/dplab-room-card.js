@@ -1,6 +1,7 @@
 // A following student's lab, straight from the class's channel (app/room/channel.py).
 //
-// The server writes one frame per room state, the same bytes to every follower of a worker:
+// The server writes two frames per room state, the same bytes to every follower of a worker:
+// {"seq": n, "card": html} to all first, then
 // {"seq": n, "views": {"panes": {css class: html}, "plots": {key: message}, "controls": values}}.
 // While the room banner says the page follows (data-mode="follow"), the page lays them over
 // its own views: the card first, the rest on the next frame (an HTML pane shows the server's
@@ -14,7 +15,8 @@
   "use strict";
   if (window.dplabRoomCard) { return; }
   var RETRY_MS = [1000, 3000, 10000];  // then every 10 s
-  var state = { seq: -1, tries: 0, socket: null, laid: [], synced: null, watching: null };
+  var state = { seq: -1, viewsSeq: -1, tries: 0, socket: null, laid: [], synced: null,
+                watching: null };
   window.dplabRoomCard = state;
   window.dplabChannelOver = window.dplabChannelOver || {};
   window.dplabRedraw = window.dplabRedraw || {};
@@ -110,9 +112,16 @@
   function show(msg) {
     watchBanner();
     checkBanner();
+    if (typeof msg.seq !== "number" || !following()) { return; }
+    if (msg.card !== undefined) {  // the card's own frame comes first
+      if (msg.seq <= state.seq) { return; }
+      state.seq = msg.seq;
+      lay(find(".dp-card-pane"), msg.card);
+      return;
+    }
     var views = msg.views || {};
-    if (typeof msg.seq !== "number" || msg.seq <= state.seq || !following()) { return; }
-    state.seq = msg.seq;
+    if (msg.seq < state.seq || msg.seq <= state.viewsSeq) { return; }
+    state.seq = state.viewsSeq = msg.seq;
     var panes = views.panes || {};
     if (panes["dp-card-pane"] !== undefined) { lay(find(".dp-card-pane"), panes["dp-card-pane"]); }
     var seq = msg.seq;

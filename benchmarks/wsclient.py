@@ -1045,9 +1045,10 @@ class Follower(Tab):
             at = time.perf_counter()  # the clock of Message.received_at
             if text is None:
                 return
+            if '"card":' not in text[:40]:
+                continue  # the views' frame (its card came first)
             try:
-                card = ((json.loads(text).get("views") or {}).get("panes") or {}).get(
-                    "dp-card-pane", "")
+                card = json.loads(text).get("card", "")
             except (ValueError, AttributeError):
                 continue
             s = card_sigma(str(card))

@@ -14,7 +14,8 @@ follower's own plain websocket (Tornado's public ``WebSocketHandler``), a few mi
   to that page only (it is in no address and no other page); an id this process does not hold
   is closed at once (code 4404) and tells nothing about rooms, so the channel is no door for
   guessing codes. Origins: the ones Bokeh allows for the page's own websocket.
-- The frame is ``{"seq": n, "views": {...}}``: everything a following page shows for a state
+- Two frames per state: ``{"seq": n, "card": html}`` to every follower first, then
+  ``{"seq": n, "views": {...}}``: everything a following page shows for a state
   it may show in full (no tour step, nothing concealed): the card's and the text panes' HTML
   by CSS class, each figure's message, the controls' values
   (:meth:`app.shell.follow.Followable.channel_views`, made once per process, language and
@@ -28,6 +29,7 @@ follower's own plain websocket (Tornado's public ``WebSocketHandler``), a few mi
 
 from __future__ import annotations
 
+import json
 import logging
 import weakref
 from collections import OrderedDict
@@ -82,6 +84,20 @@ def frame(seq: int, views: str) -> bytes:
     return got
 
 
+def card_frame(seq: int, card: str) -> bytes:
+    """The small frame that goes first: ``{"seq": n, "card": html}`` (the card of the state;
+    the views' frame follows once every follower of the process has its card)."""
+    key = (-1 - seq, card)  # (apart from the views' frames of the same cache)
+    got = _FRAMES.get(key)
+    if got is None:
+        got = json.dumps({"seq": seq, "card": card}, ensure_ascii=False,
+                         separators=(",", ":")).encode()
+        _FRAMES[key] = got
+        while len(_FRAMES) > _FRAMES_KEPT:
+            _FRAMES.popitem(last=False)
+    return got
+
+
 class CardChannel(tornado.websocket.WebSocketHandler):
     """One student's lab: receives its room's cards (see the module docstring)."""
 
@@ -106,6 +122,9 @@ class CardChannel(tornado.websocket.WebSocketHandler):
             return
         self.link = link
         link.channel = self
+        # A frame leaves at once: with Nagle's algorithm a 17 kB frame waited for the browser's
+        # delayed ACK (Tornado's public switch; Bokeh's own sockets: app/serve/server.py).
+        self.set_nodelay(True)
 
     def on_message(self, message: str | bytes) -> None:
         self.close()  # nothing is expected from the browser

@@ -219,9 +219,16 @@ class RoomLink:
         seq = int(msg.get("seq", -1))
         if seq < st.seq or seq <= self._pushed:
             return
-        views = channel_views(dict(msg.get("snap") or {}))
-        if views is not None and sock.push(channel.frame(seq, views)):
-            self._pushed = seq
+        snap = dict(msg.get("snap") or {})
+        views = channel_views(snap)
+        card = getattr(page, "preview_html", lambda _: None)(snap)
+        if views is None or card is None or not sock.push(channel.card_frame(seq, card)):
+            return
+        self._pushed = seq
+        # the rest once every follower of the process has its card (the next loop turn)
+        from tornado.ioloop import IOLoop
+
+        IOLoop.current().add_callback(sock.push, channel.frame(seq, views))
 
     def store_status(self, ok: bool) -> None:
         def run() -> None:

@@ -47,8 +47,12 @@ def test_the_view_goes_by_the_channel_the_same_frame_for_every_follower() -> Non
         before = lab1.card.object
         link1.deliver(message(7, ROOM_LAB))
         link2.deliver(message(7, ROOM_LAB))
+        # the card first, to every follower; the rest on the next turn of the loop
         assert len(s1.frames) == 1 and s1.frames[0] is s2.frames[0]  # one encoding
-        got = json.loads(s1.frames[0])
+        assert json.loads(s1.frames[0]) == {"seq": 7, "card": card_of(ROOM_LAB, "en", False)}
+        await until(lambda: len(s1.frames) == 2 and len(s2.frames) == 2)
+        assert s1.frames[1] is s2.frames[1]
+        got = json.loads(s1.frames[1])
         assert got["seq"] == 7
         views = got["views"]
         assert views == json.loads(views_of(ROOM_LAB, "en", False))
@@ -62,7 +66,7 @@ def test_the_view_goes_by_the_channel_the_same_frame_for_every_follower() -> Non
         link1.deliver(message(7, ROOM_LAB))  # the same state again: nothing new to send
         link1.deliver(message(6, {**ROOM_LAB, "sigma": "3"}))  # older: never
         await asyncio.sleep(0.05)
-        assert len(s1.frames) == 1
+        assert len(s1.frames) == 2
         # the student detaches: the session takes the class's state first, the banner says so
         synced = link1._synced
         link1._on_toggle(type("E", (), {"new": False})())
@@ -113,6 +117,8 @@ def test_the_route_closes_for_an_unknown_lab_and_forgets_a_closed_socket() -> No
             ws = await tornado.websocket.websocket_connect(f"{base}?link={link.id}")
             await until(lambda: link.channel is not None)
             link.deliver(message(9, ROOM_LAB))
+            got = json.loads(await asyncio.wait_for(ws.read_message(), 5))
+            assert got == {"seq": 9, "card": card_of(ROOM_LAB, "en", False)}
             got = json.loads(await asyncio.wait_for(ws.read_message(), 5))
             assert got["seq"] == 9
             assert got["views"]["panes"]["dp-card-pane"] == card_of(ROOM_LAB, "en", False)
