@@ -16,7 +16,7 @@ from dpcore import accounting, certify, gaussian, queries, tradeoff
 from lessons import values_gaussian as vg
 from lessons import verdicts as vmod
 from lessons.fmt import sig
-from tests.lessons.test_lessons_verdicts import _numeric, _Reader, _scaled
+from tests.lessons.test_lessons_verdicts import check_every_number_can_change
 from tests.lessons.test_lessons_vocabulary import AFTER_NUMBER, AFTER_PLACEHOLDER
 
 LANGS = lessons.LANGS
@@ -134,21 +134,7 @@ VERDICT_KEYS = {"_vd_to_line": ("to_tpr05", "to_line_cap05"),
 @pytest.mark.parametrize("group", vg.TRADEOFF_VERDICTS, ids=lambda f: f.__name__)
 def test_every_number_a_verdict_reads_can_change_it(
         v: dict[str, str], group: Callable[[Mapping[str, str], dict[str, str]], None]) -> None:
-    reader = _Reader(v)
-    base: dict[str, str] = {}
-    group(reader, base)
-    assert base and reader.read
-    for key in sorted(reader.read):
-        if not _numeric(v[key]):
-            continue
-        changed = False
-        for factor in (1000.0, 0.001):
-            w = dict(v)
-            w[key] = _scaled(v[key], factor)
-            out: dict[str, str] = {}
-            group(w, out)
-            changed |= out != base
-        assert changed, f"{group.__name__} reads {key} but no change of it changes the text"
+    check_every_number_can_change(v, group)
 
 
 @pytest.mark.parametrize("name", sorted(VERDICT_KEYS))

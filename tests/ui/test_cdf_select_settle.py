@@ -15,18 +15,7 @@ from playwright.sync_api import expect
 from app.cdf.inputs import DATASETS, METHOD_CHOICES
 from app.shell.i18n import t
 from ui.conftest import Server
-
-
-def open_cdf(page: Any, server: Server, query: str) -> None:
-    page.goto(f"{server.url}/cdf?{query}")
-    expect(page.locator(".dp-cdf-ks")).to_be_visible()
-    expect(page.locator(".dp-cdf-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
-    expect(page).to_have_url(re.compile(r"[?&]seed="))
-
-
-def releases(page: Any) -> Any:
-    """The number of releases booked on the current data source (the sources table)."""
-    return page.locator(".dp-cdf-sources .dp-cdf-current-row td").nth(1)
+from ui.test_cdf_settle_ui import open_cdf, releases
 
 
 def press_and_wait(page: Any, note: Any, label: str, booked: Any) -> None:
