@@ -26,7 +26,8 @@ from dpcore import gaussian
 from dpcore import tradeoff as T
 from dpcore.errors import DPError
 
-REF = json.loads((Path(__file__).parent.parent / "reference" / "tradeoff_reference.json").read_text())
+REF = json.loads((Path(__file__).parent.parent / "reference" / "tradeoff_reference.json")
+                 .read_text())
 RANGES = {"tail", "upper", "classroom", "corner"}
 
 FPR = st.floats(min_value=1e-300, max_value=0.5)
