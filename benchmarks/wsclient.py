@@ -151,8 +151,9 @@ def new_msgid() -> str:
     return uuid.uuid4().hex.upper()  # BokehJS sends 32 upper-case hex digits
 
 
-# Header field asking the server for Bokeh's OK to a PATCH-DOC (app.serve.panel_patches
-# PATCH_ACK): BokehJS never waits for one, so our server sends it only when asked.
+# Header field asking the server for Bokeh's OK to a PATCH-DOC. Bokeh answers every patch
+# with OK again since 2026-12-05 (the patch that answered only when asked was removed:
+# docs/upstream.md); the field is harmless and still marks the patches the tabs wait for.
 PATCH_ACK = "dplab_ack"
 
 

@@ -32,7 +32,6 @@ import logging
 import time
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlparse
 
 import tornado.web
 
@@ -146,17 +145,10 @@ def refused_websocket(now: float | None = None) -> bool:
 
 def install_check_origin() -> None:
     """Bokeh's websocket origin check, same decision, but its log line (which quotes the
-    Origin and names BOKEH_ALLOW_WS_ORIGIN, not our setting) replaced. Idempotent."""
-    from bokeh.server.views.ws import WSHandler
+    Origin and names BOKEH_ALLOW_WS_ORIGIN, not our setting) replaced by
+    :func:`refused_websocket` (app.serve.upstream_patches ``quiet_origin_refusal``).
+    Idempotent."""
+    from app.serve import upstream_patches
 
-    if getattr(WSHandler.check_origin, "_dplab", False):
-        return
-
-    def check_origin(self: Any, origin: str) -> bool:
-        if allowed(self.application, urlparse(origin).netloc):
-            return True
-        refused_websocket()
-        return False
-
-    check_origin._dplab = True  # type: ignore[attr-defined]
-    WSHandler.check_origin = check_origin
+    upstream_patches.install("quiet_origin_refusal", allowed=allowed,
+                             refused=refused_websocket)

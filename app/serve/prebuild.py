@@ -324,94 +324,19 @@ def install(tornado_app: Any, quiet: Callable[[], bool], size: int | None = None
     global _DOCS
     if _DOCS is not None:
         return _DOCS
-    import bokeh
+    from app.serve import upstream_patches
 
     n = size_from_env() if size is None else size
     context = getattr(tornado_app, "_applications", {}).get(path)
-    # The session hand-over copies Bokeh 3.9's method (see :func:`_taking`).
-    if n <= 0 or context is None or not bokeh.__version__.startswith("3.9."):
+    if n <= 0 or context is None:
+        return None
+    docs = LabDocuments(context, n, quiet, follow)
+    # The session hand-over copies Bokeh's method: left out (no pool) when Bokeh changed it.
+    if not upstream_patches.install("take_documents_built_ahead", context=context, docs=docs):
         return None
     from tornado.ioloop import PeriodicCallback
 
     pull_ahead.install()
-    docs = LabDocuments(context, n, quiet, follow)
-    context.create_session_if_needed = _taking(context, docs)
     _DOCS = docs
     PeriodicCallback(docs.pool.tick, TICK_MS).start()
     return docs
-
-
-def _taking(context: Any, docs: LabDocuments) -> Callable[..., Any]:
-    """``ApplicationContext.create_session_if_needed`` of Bokeh 3.9 for ``context``, taking a
-    document built ahead when there is one for the request (else Bokeh's own method)."""
-    import datetime as dt
-
-    from bokeh.server.contexts import BokehSessionContext, _RequestProxy
-    from bokeh.server.session import ServerSession
-    from bokeh.util.token import get_token_payload
-    from panel.io.location import _get_location_params
-    from panel.io.state import set_curdoc, state
-    from panel.util import edit_readonly
-    from tornado import gen
-
-    from app.serve import hardening
-
-    own = context.create_session_if_needed
-
-    async def create_session_if_needed(session_id: str, request: Any = None,
-                                       token: str | None = None) -> Any:
-        if (not session_id or request is None or session_id in context._sessions
-                or session_id in context._pending_sessions):
-            return await own(session_id, request, token)
-        doc = docs.take(token)
-        if doc is None:
-            return await own(session_id, request, token)
-        future: Any = gen.Future()
-        context._pending_sessions[session_id] = future
-        session_context = BokehSessionContext(session_id, context.server_context, doc,
-                                              logout_url=context._logout_url)
-        payload = get_token_payload(token) if token else {}
-        if ("cookies" in payload and "headers" in payload
-                and "Cookie" not in payload["headers"]):
-            payload["headers"]["Cookie"] = "; ".join(
-                f"{k}={v}" for k, v in payload["cookies"].items())
-        session_context._request = _RequestProxy(request, arguments=payload.get("arguments"),
-                                                 cookies=payload.get("cookies"),
-                                                 headers=payload.get("headers"))
-        session_context._token = token
-        doc._session_context = weakref.ref(session_context)
-        doc.__dict__.pop("_dplab_stand_in", None)
-        try:
-            await context._application.on_session_created(session_context)
-        except Exception as e:
-            log.error("Failed to run session creation hooks %r", e, exc_info=True)
-        # The page's Location was made from the stand-in's request: the real one's host and
-        # port (the browser sends its own on load as well).
-        loc = state._locations.get(doc)
-        if loc is not None and session_context.request is not None:
-            r = session_context.request
-            with set_curdoc(doc), edit_readonly(loc):
-                loc.param.update(_get_location_params(r.protocol, r.host, r.uri))
-        # A room in the address: the page follows it now, as if it had been built for it.
-        try:
-            with set_curdoc(doc):
-                docs.finish(doc, payload.get("arguments"))
-        except Exception as e:
-            del context._pending_sessions[session_id]
-            future.set_exception(e)
-            raise
-        # What Panel's init_doc does for a session it knows (it did not know the stand-in).
-        sessions = state.session_info["sessions"]
-        if session_id in sessions:
-            sessions[session_id].update({"started": dt.datetime.now().timestamp()})
-            doc.on_event("document_ready", state._init_session)
-        hardening.page_run_taken(context._url, session_id, ahead=True)
-        session = ServerSession(session_id, doc, io_loop=context._loop, token=token)
-        del context._pending_sessions[session_id]
-        context._sessions[session_id] = session
-        session_context._set_session(session)
-        context._session_contexts[session_id] = session_context
-        future.set_result(session)
-        return session
-
-    return create_session_if_needed

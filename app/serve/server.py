@@ -14,18 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from app.serve import messages, prebuild, stream, wsframes
-from app.serve.panel_patches import (
-    cache_bokeh_defaults,
-    lazy_pane_layouts,
-    lean_edit_readonly,
-    lean_param_update,
-    patch_references_by_copy,
-    patch_replies_on_request,
-    quiet_panel_debug_log,
-    synced_params_once,
-    write_tasks_per_document,
-)
+from app.serve import prebuild, stream, upstream_patches
 from app.shell import assets
 
 if TYPE_CHECKING:
@@ -95,6 +84,11 @@ IDLE_FULL_GC_S = 60.0
 DISCARD_SPACING_S = 0.1
 IDLE_CHECK_MS = 5_000
 _TUNED: dict[str, Any] = {}
+# The process-wide speed patches (app/serve/upstream_patches.py), in installation order.
+SPEED_PATCHES = (
+    "cache_bokeh_defaults", "lazy_pane_layouts", "attach_template_frozen", "websocket_nodelay",
+    "busy_events_when_shown", "design_on_stylesheets_only",
+)
 
 
 def tune_process() -> dict[str, Any]:
@@ -108,26 +102,16 @@ def tune_process() -> dict[str, Any]:
     - So are Bokeh's error diagnostics: they check the signature of every property callback
       Panel registers (``inspect.signature`` ~360 times per /lab page, ~7 % of a page build)
       and only improve a developer's error message.
-    - A message to a browser looks up only the models it refers to, not all of the page's
-      (app/serve/messages.py; ~13 % of a slider move).
-    - A Panel pane's unused wrapper Row is made only when used (:func:`lazy_pane_layouts`), and
-      a component's synced parameters are listed once per model, not once per parameter
-      (:func:`synced_params_once`).
+    - The patches of Bokeh and Panel internals that still pay (app/serve/upstream_patches.py,
+      each with its measured reason; docs/upstream.md): plain property defaults computed once
+      per class, a pane's wrapper Row made only when used, a template attached under one
+      ``models.freeze()``, TCP_NODELAY on websockets, Panel's busy-spinner bookkeeping only
+      with a busy indicator, a component's design looked up only when its ``stylesheets``
+      change.
     - /lab pages for the plain address are made ahead in idle time (app/serve/prebuild.py).
-    - A template is attached to its document under one ``Document.models.freeze()``: Bokeh
-      otherwise recomputes the whole model graph once per template root (~1/3 of the attach).
-    - A browser's PATCH-DOC gets no OK reply (BokehJS ignores it; two per slider release, ~5 %
-      of a move's server CPU); one whose header asks for it does, and errors are still
-      answered (:func:`patch_replies_on_request`).
-    - TCP_NODELAY on websocket connections: a pushed card leaves at once instead of waiting for
-      the browser's delayed ACK (Nagle).
-    - Panel's busy-spinner bookkeeping is skipped while no page has a busy indicator.
     - GC: the page modules are imported, then everything alive at start-up is moved out of the
       collector's sight (``gc.freeze``) and the young generation is larger, so collections scan
       session objects only and run less often. Collections of 0.2 s or more are logged.
-    - Bokeh's plain property defaults are computed once per class (:func:`cache_bokeh_defaults`,
-      ~1/3 of a page build), and Panel looks up a component's design only when its
-      ``stylesheets`` change (it did so on every widget change, ~5 % of a slider move).
     - Unconnected sessions live ``UNUSED_SESSION_LIFETIME_MS`` (see above).
     - Page builds take turns: one at a time, and before each the server first does the other
       work waiting on its event loop and the websocket round trips of pages already sent (see
@@ -148,76 +132,12 @@ def tune_process() -> dict[str, Any]:
     import gc
     import time
 
-    import tornado.web
-    from bokeh.server.views.ws import WSHandler
     from bokeh.settings import settings
-    from panel.io.state import state as pn_state
-    from panel.template.base import BaseTemplate
 
     settings.perform_document_validation.set_value(False)
     settings.perform_error_diagnostics.set_value(False)
-    cache_bokeh_defaults()
-    messages.install()
-    wsframes.install()
-    lazy_pane_layouts()
-    synced_params_once()
-    lean_edit_readonly()
-    write_tasks_per_document()
-    patch_references_by_copy()
-    patch_replies_on_request()
-    lean_param_update()
-    quiet_panel_debug_log()
-
-    attach = BaseTemplate.server_doc
-
-    def server_doc(self: Any, doc: Any = None, title: str | None = None,
-                   location: Any = True) -> Any:
-        if doc is None:
-            return attach(self, doc, title, location)
-        with doc.models.freeze():
-            return attach(self, doc, title, location)
-
-    BaseTemplate.server_doc = server_doc  # type: ignore[method-assign]
-
-    ws_open = WSHandler.open
-
-    def open_nodelay(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.set_nodelay(True)
-        return ws_open(self, *args, **kwargs)
-
-    WSHandler.open = open_nodelay
-
-    # Panel counts every widget event in one process-wide list for its busy spinner; our
-    # templates have none (app.shell.template), yet that bookkeeping was ~15 % of the CPU per slider
-    # move. It runs again as soon as any page registers a busy indicator.
-    state_cls = type(pn_state)
-    add_busy, remove_busy = state_cls._add_busy_event, state_cls._remove_busy_event
-
-    def add_busy_event(self: Any, event_id: str) -> None:
-        if self._indicators:
-            add_busy(self, event_id)
-
-    def remove_busy_event(self: Any, event_id: str) -> None:
-        if self._indicators or self._busy_counter:
-            remove_busy(self, event_id)
-
-    state_cls._add_busy_event = add_busy_event  # type: ignore[method-assign]
-    state_cls._remove_busy_event = remove_busy_event  # type: ignore[method-assign]
-
-    # Panel works out a component's design (theme stylesheets) on every parameter change of
-    # every widget and pane, but only uses it when the change is to ``stylesheets`` (~5 % of
-    # the CPU per slider move). Same result, computed only then.
-    from panel.reactive import Reactive
-
-    def update_properties(self: Any, *events: Any, doc: Any) -> dict[str, Any]:
-        changes = {event.name: event.new for event in events}
-        if "stylesheets" in changes and self._design:
-            params, _ = self._design.params(self, doc)
-            if "stylesheets" in params:
-                changes["stylesheets"] = params["stylesheets"] + changes["stylesheets"]
-        return self._process_param_change(changes)
-
-    Reactive._update_properties = update_properties  # type: ignore[method-assign]
+    for name in SPEED_PATCHES:
+        upstream_patches.install(name)
 
     # Warm-up: the page modules' imports are most of the objects alive at start-up.
     import app.cdf.page  # noqa: F401
@@ -243,88 +163,35 @@ def tune_process() -> dict[str, Any]:
 
     import asyncio
 
-    import panel.io.application as pn_application
-    import panel.io.document as pn_document
-    from panel.io.server import DocHandler
+    from app.serve.hardening import HealthHandler
 
     policy = GcPolicy(gc_log)
     _TUNED_GC.append(policy)
-    destroy = pn_application._destroy_document
+    upstream_patches.install("reclaim_closed_pages", page_closed=policy.page_closed,
+                             connection_closed=policy.connection_closed,
+                             collect_after_close=policy.closed_collect)
+    upstream_patches.install("discard_in_turn", spacing_s=DISCARD_SPACING_S)
 
-    def destroy_reclaimed(doc: Any, session: Any) -> None:
-        # Walked before Panel takes the document apart (its roots, template, models).
-        policy.page_closed(doc)
-        destroy(doc, session)
-
-    pn_application._destroy_document = destroy_reclaimed
-    # Bokeh discards every closed session it finds (every 17 s) one after the other without
-    # serving anything between them; each is walked now: one per turn of the event loop.
-    from bokeh.server.contexts import ApplicationContext
-
-    discard = ApplicationContext._discard_session
-
-    async def discard_in_turn(self: Any, session: Any, should_discard: Any) -> None:
-        await asyncio.sleep(DISCARD_SPACING_S)
-        if session.connection_count == 0 and session.id in self._sessions:
-            await discard(self, session, should_discard)
-
-    ApplicationContext._discard_session = discard_in_turn
-    # Panel schedules a full collection after every close: the policy's idle one replaces it.
-    pn_document._garbage_collect = policy.closed_collect
-    ws_close = WSHandler.on_close
-
-    def on_close_reclaimed(self: Any) -> Any:
-        try:
-            return ws_close(self)
-        finally:
-            policy.connection_closed(self)
-
-    WSHandler.on_close = on_close_reclaimed
-    init_doc = pn_application.Application.initialize_document
-
-    def initialize_timed(self: Any, doc: Any) -> Any:
-        t0, c0 = time.perf_counter(), time.thread_time()
-        try:
-            return init_doc(self, doc)
-        finally:
-            dt = time.perf_counter() - t0
-            if dt >= GC_PAUSE_LOG_S and not prebuild.building_ahead:  # (ahead: its tick logs)
-                # (the CPU time tells the page's cost from other processes' share of the cores)
-                gc_log.warning("a page build paused the server %.2f s (%.2f s of CPU)", dt,
-                               time.thread_time() - c0)
-
-    pn_application.Application.initialize_document = initialize_timed  # type: ignore[method-assign]
     activity = _ACTIVITY
-    ws_message = WSHandler.on_message
 
-    async def on_message_seen(self: Any, fragment: Any) -> Any:
+    def seen() -> None:
         activity[0] = time.monotonic()
-        return await ws_message(self, fragment)
 
-    WSHandler.on_message = on_message_seen
-    # Any request (a plain page, a poll answer, a static file) is activity too: pages are built
-    # ahead only while nobody is waiting for anything (app/serve/prebuild.py).
-    # The balancer's health checks (every 2 s) are not: nobody waits behind them.
-    handler_init = tornado.web.RequestHandler.__init__
-    from app.serve.hardening import HealthHandler
-
-    def handler_seen(self: Any, *args: Any, **kwargs: Any) -> None:
-        if not isinstance(self, HealthHandler):
-            activity[0] = time.monotonic()
-        handler_init(self, *args, **kwargs)
-
-    tornado.web.RequestHandler.__init__ = handler_seen  # type: ignore[method-assign]
-    build_session: Any = DocHandler.get_session
+    # Any request (a plain page, a poll answer, a static file) or websocket message is
+    # activity: pages are built ahead only while nobody is waiting for anything
+    # (app/serve/prebuild.py). The balancer's health checks (every 2 s) are not: nobody waits
+    # behind them.
+    upstream_patches.install("activity_seen", seen=seen, not_activity=(HealthHandler,))
     turn = asyncio.Lock()
 
-    async def get_session_in_turn(self: Any) -> Any:
+    async def get_session_in_turn(self: Any, build_session: Callable[[Any], Any]) -> Any:
         activity[2] += 1
         try:
-            return await build_in_turn(self)
+            return await build_in_turn(self, build_session)
         finally:
             activity[2] -= 1
 
-    async def build_in_turn(self: Any) -> Any:
+    async def build_in_turn(self: Any, build_session: Callable[[Any], Any]) -> Any:
         docs = prebuild.lab_documents()
         if docs is not None and docs.ready_for(self):
             # A page built ahead is only handed over (a few ms): nothing to yield to first.
@@ -339,14 +206,19 @@ def tune_process() -> dict[str, Any]:
                 busy = time.thread_time() - cpu > 0.002
                 if not busy and time.monotonic() - activity[0] >= BUILD_QUIET_S:
                     break
-            t0 = time.monotonic()
+            t0, c0 = time.monotonic(), time.thread_time()
             session = await build_session(self)
-            activity[1] = max(0.1, time.monotonic() - t0)
+            built = time.monotonic() - t0
+            activity[1] = max(0.1, built)
+            if built >= GC_PAUSE_LOG_S:
+                # (the CPU time tells the page's cost from other processes' share of the cores)
+                gc_log.warning("a page build paused the server %.2f s (%.2f s of CPU)", built,
+                               time.thread_time() - c0)
             gc.collect(1)
             gc.freeze()
             return session
 
-    DocHandler.get_session = get_session_in_turn  # type: ignore[method-assign]
+    upstream_patches.install("builds_in_turn", get_session=get_session_in_turn)
     _TUNED.update(unused_session_lifetime_milliseconds=UNUSED_SESSION_LIFETIME_MS)
     return dict(_TUNED)
 

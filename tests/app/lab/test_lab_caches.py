@@ -41,7 +41,7 @@ def test_density_and_simulation_caches_keep_eps_dependent_parts_fresh() -> None:
 
 
 def test_cached_bokeh_defaults_share_nothing_mutable() -> None:
-    from app.serve.panel_patches import cache_bokeh_defaults
+    from app.serve.upstream_patches import cache_bokeh_defaults
 
     cache_bokeh_defaults()
     from bokeh.models import Div, Slider
