@@ -41,6 +41,9 @@ SETTLE_MS = 600
 SETTLING_SELECTS = {"dataset": "dp-cdf-dataset", "method": "dp-cdf-method",
                     "upload_column": "dp-cdf-column"}
 
+# Labels and button texts that wrap on a phone in projector type (Bokeh keeps them on one line).
+WRAP_CSS = assets.text("dplab-cdf-wrap.css")
+
 CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "upload_lo",
             "upload_hi", "stream_parts", "lattice_h")
 
@@ -166,6 +169,12 @@ class CDFControls:
                                        color="primary", css_classes=["dp-cdf-add-batch"])
         self.w_reset = pn.widgets.Button(label=self.tr("cdf.stream.reset"),
                                          css_classes=["dp-cdf-stream-reset"])
+
+        # their labels wrap in projector type on a phone (dplab-cdf-wrap.css)
+        for w in (self.w_dataset, self.w_n, self.w_method, self.w_eps, self.w_delta, self.w_seed,
+                  self.w_h, self.w_column, self.w_lo, self.w_hi, self.w_unit,
+                  self.w_stream_mode, self.w_parts):
+            w.stylesheets = [*w.stylesheets, WRAP_CSS]
 
         # error lines under the controls
         self.err: dict[str, Any] = {c: text_pane("", margin=(0, 10),

@@ -84,3 +84,54 @@ def test_cdf_is_no_wider_than_a_phone(page: Any, server: Server, lang: str, quer
     box = handle.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390.5, box
     shot(page, f"cdf-phone-width-{lang}-{query.replace('&', '-').replace('=', '')}")
+
+
+def inside_screen(loc: Any) -> None:
+    """``loc``'s box is on the 390 px screen and its text wraps inside it."""
+    box = loc.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390.5, (
+        loc.inner_text(), box)
+    assert loc.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), loc.inner_text()
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize("case", ["pp", "auto-sidebar-open", "tour"])
+def test_cdf_in_projector_type_is_no_wider_than_a_phone(page: Any, server: Server, lang: str,
+                                                        case: str) -> None:
+    # size=large (22 px type): the stream's modes and batch count, the tour's start button, the
+    # degree slider's "not available" title, the sidebar's field labels and the tour's answers
+    # kept one line each; the English page was 434 px wide (535 with the auto histogram).
+    query = {"pp": "n=2000&eps=1&method=pp", "auto-sidebar-open": "data=anes96_age&method=auto",
+             "tour": "n=2000&eps=1&method=pp&tour=1"}[case]
+    open_phone(page, server, f"lang={lang}&size=large&{query}")
+    expect(page.locator(".dp-header.dp-large")).to_be_visible()
+    font = page.locator(".dp-cdf-stream-mode .bk-btn").first.evaluate(
+        "el => parseFloat(getComputedStyle(el).fontSize)")
+    assert font >= 20, font  # projector type reaches into the widgets
+    wrapped = [page.locator(".dp-cdf-stream-mode .bk-btn").nth(i) for i in range(2)]
+    wrapped.append(page.locator(".dp-cdf-parts label"))
+    if case == "tour":
+        expect(page.locator(".dp-tour-step")).to_be_visible()
+        wrapped += [page.get_by_role("button", name=t("tour.close", lang)),
+                    page.locator(".dp-tour-option .bk-btn").first]
+    else:
+        wrapped.append(page.get_by_role("button", name=t("cdftour.start", lang)))
+    if case == "auto-sidebar-open":  # the release's fields, above the content on a phone
+        expect(page.locator(".dp-cdf-degree-slider .bk-slider-title")).to_contain_text(
+            t("cdf.ctl.degree_na", lang))
+        wrapped.append(page.locator(".dp-cdf-degree-slider .bk-slider-title"))
+        expect(page.locator("#sidebar")).to_have_class(re.compile(r"\bhidden\b"))
+        page.locator("#sidebar-button").click()
+        expect(page.locator("#sidebar")).not_to_have_class(re.compile(r"\bhidden\b"))
+        seed = page.get_by_role("textbox", name=t("cdf.ctl.noise_seed", lang))
+        expect(seed).to_be_visible()
+        wrapped += [page.locator(".dp-cdf-seed label"), page.locator(".dp-cdf-delta-input label")]
+    for loc in wrapped:
+        expect(loc).to_be_visible()
+    found = page.evaluate(OVERFLOWING)
+    assert found["inner"] == 390
+    assert found["scroll"] <= found["inner"], found
+    assert found["found"] == [], found
+    for loc in wrapped:
+        inside_screen(loc)
+    shot(page, f"cdf-phone-width-large-{lang}-{case}")
