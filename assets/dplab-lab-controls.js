@@ -4,6 +4,8 @@
 //   {k: "text", c, v}     Enter in a field, or leaving a field whose text changed
 //   {k: "slider", c, v}   a slider's release (a key press is one; a drag sends on release)
 //   {k: "query"|"scale"|"overlays"|"preset"|"resample", v}   (each with n, its number)
+//   {k: "calib", v: "tpr"|"error"}   σ from a hit rate or an accepted error (its button, or
+//                         Enter in one of its fields: the field's text is committed first)
 // A field the student is editing is never overwritten by the server's values (it would lose
 // what is being typed); a rejected text stays with its message until it is fixed.
 //
@@ -50,7 +52,7 @@ function showSlider(input) {
 function controlSelector(el) {
   if (!el || !el.matches || !el.matches("input, select, button")) return null;
   if (el.id) return "#" + el.id;
-  for (const a of ["preset", "scale", "overlay", "resample"]) {
+  for (const a of ["preset", "scale", "overlay", "resample", "calib"]) {
     if (el.dataset[a] !== undefined) return `[data-${a}="${el.dataset[a]}"]`;
   }
   return null;
@@ -90,6 +92,9 @@ function firstPaintControls(block) {
     const el = e.target;
     if (e.key === "Enter" && el.dataset.control && el.tagName === "INPUT") {
       put("text:" + el.dataset.control, { k: "text", c: el.dataset.control, v: el.value });
+      const group = el.closest(".dp-calib");
+      const b = group ? group.querySelector("button[data-calib]") : null;
+      if (b) put("calib:" + b.dataset.calib, { k: "calib", v: b.dataset.calib });
     }
   });
   block.addEventListener("click", (e) => {
@@ -104,6 +109,8 @@ function firstPaintControls(block) {
       put("preset", { k: "preset", v: b.dataset.preset });
     } else if (b.dataset.resample) {
       put("resample", { k: "resample" });
+    } else if (b.dataset.calib) {
+      put("calib:" + b.dataset.calib, { k: "calib", v: b.dataset.calib });
     }
   });
   // The control with the focus (moving an element takes its focus away: given back below).
@@ -237,10 +244,36 @@ export function render({ model, el }) {
     lastSent[c] = input.value;
     send({ k: "text", c, v: input.value });
   }
+  // The calibration a field belongs to ("tpr", "error"): Enter there applies it.
+  const calibOf = (input) => {
+    const group = input.closest(".dp-calib");
+    const b = group ? group.querySelector("button[data-calib]") : null;
+    return b ? b.dataset.calib : null;
+  };
+  const enter = (c, input) => {
+    lastSent[c] = undefined;
+    commit(input);
+    const kind = calibOf(input);
+    if (kind) send({ k: "calib", v: kind });
+  };
+  // An input method (IME) that composes full-width digits ("１.５") ends its composition on
+  // Enter: the Enter's keydown comes while composing and the composition's last `input` after
+  // it. Committing at that keydown and counting that `input` as an edit left the field "being
+  // typed", so the server's normalised text ("1.5") never replaced it (issue 39). The commit
+  // waits for the composition's end, and an `input` that leaves the committed text as it was
+  // is no edit.
+  const enterAfterComposing = new Set();
   for (const [c, input] of Object.entries(fields)) {
-    input.addEventListener("input", () => dirty.add(c));
+    input.addEventListener("input", () => {
+      if (input.value !== lastSent[c]) dirty.add(c);
+    });
     input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") { lastSent[c] = undefined; commit(input); }
+      if (e.key !== "Enter") return;
+      if (e.isComposing || e.keyCode === 229) { enterAfterComposing.add(c); return; }
+      enter(c, input);
+    });
+    input.addEventListener("compositionend", () => {
+      if (enterAfterComposing.delete(c)) enter(c, input);
     });
     input.addEventListener("change", () => commit(input));
   }
@@ -277,6 +310,17 @@ export function render({ model, el }) {
   }
   const resample = root.querySelector("button[data-resample]");
   resample.addEventListener("click", () => send({ k: "resample" }));
+  for (const b of root.querySelectorAll("button[data-calib]")) {
+    b.addEventListener("click", () => {
+      // a text of its group not committed yet (a click does not always blur it first) goes
+      // before the calibration that reads it
+      for (const input of b.closest(".dp-calib").querySelectorAll("input[data-control]")) {
+        if (dirty.has(input.dataset.control)) commit(input);
+      }
+      send({ k: "calib", v: b.dataset.calib });
+    });
+  }
+  const calibResult = root.querySelector(".dp-calib-result");
 
   // ---- the server's values ----------------------------------------------------------------
   function showValues() {
@@ -320,6 +364,9 @@ export function render({ model, el }) {
     for (const [c, text] of Object.entries(v.labels || {})) {
       const label = root.querySelector(`label[for="dpc-${c}"]`);
       if (label && label.textContent !== text) label.textContent = text;
+    }
+    if (calibResult && v.calib !== undefined && calibResult.textContent !== v.calib) {
+      calibResult.textContent = v.calib;
     }
   }
 

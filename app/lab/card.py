@@ -215,8 +215,10 @@ def card_html(state: LabState, cert: Certification, lang: str, *, folded: bool =
             <span class="dp-muted">({html.escape(classic_note)})</span></dd>
         </dl>"""
     stale = ""
-    if state.errors:
-        fields = ", ".join(FIELD_SYMBOLS.get(c, c) for c in state.errors)
+    # (a rejected calibration input changes nothing the card shows: app/lab/state.py)
+    release_errors = [c for c in state.errors if not c.startswith("calib_")]
+    if release_errors:
+        fields = ", ".join(FIELD_SYMBOLS.get(c, c) for c in release_errors)
         stale = (f'<p class="dp-stale-note" role="status"><span aria-hidden="true">⚠</span> '
                  f'{html.escape(t("lab.card.stale", lang, fields=fields))}</p>')
     sens_formula = _sens_formula(cert.query, cert.n, cert.B, lang)

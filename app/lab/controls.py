@@ -17,7 +17,10 @@ Every message goes to :meth:`LabSidebar.receive`, which writes the state through
 fixes it (the server leaves it out of ``values``). Stable classes for outside checks:
 ``dp-input-<control>`` around each field, ``dp-error-<control>`` for its message,
 ``dp-slider-sigma|eps|delta``, ``dp-input-query``, ``dp-scale``, ``dp-overlays``,
-``dp-resample``, ``dp-presets`` with ``dp-preset-<key>``.
+``dp-resample``, ``dp-presets`` with ``dp-preset-<key>``; σ from what people care about (issue
+41, 3): ``dp-calib-tpr``, ``dp-calib-fpr``, ``dp-calib-error`` (the fields),
+``dp-calib-tpr-apply``, ``dp-calib-error-apply`` (around their buttons) and
+``dp-calib-result`` (the σ set, what it promises and ε at the claimed δ).
 
 Before the page is live (issue 39, 4) the first HTML carries a copy of the controls,
 :func:`first_paint_controls` (placed by app/lab/first_paint.py): the same markup, inert until
@@ -35,15 +38,16 @@ import logging
 import math
 import re
 from collections.abc import Callable
+from decimal import ROUND_CEILING, Context, Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import param
 
 from app.lab.card import unit_label
-from app.lab.state import PRESET_BY_KEY, PRESETS
+from app.lab.state import CALIB_GROUPS, PRESET_BY_KEY, PRESETS
 from app.shell import assets, svgplot
 from app.shell.i18n import t
-from app.shell.numbers import fmt_input
+from app.shell.numbers import fmt_input, pct_text
 from app.shell.plainjs import PlainJS
 from dpcore import queries
 
@@ -86,9 +90,11 @@ FIELD_TEXTS: dict[str, Callable[[LabState], str]] = {
     "delta": lambda s: s.delta_text, "data": lambda s: s.data_text,
     "record": lambda s: str(s.record), "replacement": lambda s: fmt_input(s.replacement),
     "eps_lo": lambda s: fmt_input(s.eps_lo), "eps_hi": lambda s: fmt_input(s.eps_hi),
-    "sim_n": lambda s: str(s.sim_n)}
+    "sim_n": lambda s: str(s.sim_n),
+    "calib_tpr": lambda s: fmt_input(s.calib_tpr), "calib_fpr": lambda s: fmt_input(s.calib_fpr),
+    "calib_error": lambda s: fmt_input(s.calib_error)}
 # Fields whose label names the query's unit (it changes with the query).
-UNIT_LABELS = ("sigma", "replacement")
+UNIT_LABELS = ("sigma", "replacement", "calib_error")
 # Slider -> (range, step, the text field it sits under).
 SLIDERS: dict[str, tuple[tuple[float, float], float]] = {
     "sigma": (SIGMA_LOG_RANGE, 0.01), "eps": ((0.0, EPS_SLIDER_MAX), 0.05),
@@ -108,11 +114,43 @@ def slider_positions(s: LabState) -> dict[str, list[float]]:
             "delta": [delta_log(s.delta), s.delta]}
 
 
+def up_text(x: float, digits: int = 4) -> str:
+    """``x`` rounded UP to ``digits`` significant digits (an ε shown for a claim must not be
+    below the ε that holds)."""
+    d = Context(prec=digits, rounding=ROUND_CEILING).plus(Decimal(x))
+    return fmt_input(float(d)) if float(d) >= x else fmt_input(math.nextafter(float(d), math.inf))
+
+
+def calibration_text(s: LabState, lang: str) -> str:
+    """The line under the calibrations: the σ the last one set (all its digits, its unit),
+    what it promises, and ε at the claimed δ; "" once σ has moved on (or none was made)."""
+    c = s.calibration_now()
+    if c is None:
+        return ""
+    unit = unit_label(lang, queries.unit_key(s.query))
+    sigma = fmt_input(c["sigma"])
+    if c["kind"] == "tpr":
+        head = t("lab.calib.done_tpr", lang, sigma=sigma, unit=unit,
+                 tpr=pct_text(fmt_input(c["tpr"]), lang), fpr=pct_text(fmt_input(c["fpr"]), lang))
+    else:
+        head = t("lab.calib.done_error", lang, sigma=sigma, unit=unit,
+                 hw=fmt_input(c["half_width"]))
+    eps = c["eps"]
+    if eps is None:
+        tail = t("lab.calib.eps_none", lang, delta=c["delta"])
+    elif math.isinf(eps):
+        tail = t("lab.calib.eps_inf", lang, delta=c["delta"])
+    else:
+        tail = t("lab.calib.eps", lang, delta=c["delta"], eps=up_text(eps))
+    return f"{head} {tail}"
+
+
 def control_values(s: LabState, lang: str) -> dict[str, Any]:
     """What the controls show for state ``s`` (one small dict, sent when it changes). A field
     whose text was rejected is left out: it keeps the student's text next to its message."""
     unit = unit_label(lang, queries.unit_key(s.query))
     return {
+        "calib": calibration_text(s, lang),
         "fields": {c: text(s) for c, text in FIELD_TEXTS.items() if c not in s.errors},
         "sliders": slider_positions(s),
         "query": s.query, "scale": s.scale, "overlays": list(s.overlays),
@@ -130,11 +168,17 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+# The calibration fields' own stable classes (besides dp-input-<control>).
+CALIB_CLASSES = {"calib_tpr": "dp-calib-tpr", "calib_fpr": "dp-calib-fpr",
+                 "calib_error": "dp-calib-error"}
+
+
 def _field(c: str, label: str, value: str, *, disabled: bool = False,
            wide: bool = False) -> str:
     extra = " disabled" if disabled else ""
     mode = "" if c == "data" else ' inputmode="decimal"'
-    return (f'<div class="dp-field dp-input-{c}{" dp-wide" if wide else ""}">'
+    cls = f" {CALIB_CLASSES[c]}" if c in CALIB_CLASSES else ""
+    return (f'<div class="dp-field dp-input-{c}{cls}{" dp-wide" if wide else ""}">'
             f'<label for="dpc-{c}">{_e(label)}</label>'
             f'<input id="dpc-{c}" type="text" data-control="{c}" value="{_e(value)}"'
             f' autocomplete="off" spellcheck="false"{mode}{extra}></div>'
@@ -180,6 +224,15 @@ def controls_html(s: LabState, lang: str) -> str:
     def head(key: str) -> str:  # level 2: the page's h1 is the title
         return f'<h2 class="dp-side-heading">{_e(tr(key))}</h2>'
 
+    def calib_group(kind: str, *fields: str) -> str:
+        return (f'<div class="dp-calib dp-calib-{kind}-group" role="group"'
+                f' aria-labelledby="dpc-calib-{kind}-h">'
+                f'<h3 class="dp-calib-head" id="dpc-calib-{kind}-h">'
+                f'{_e(tr(f"lab.calib.{kind}_head"))}</h3>{"".join(fields)}'
+                f'<div class="dp-calib-apply dp-calib-{kind}-apply"><button type="button"'
+                f' class="dp-btn" data-calib="{kind}">{_e(tr(f"lab.calib.apply_{kind}"))}'
+                f'</button></div></div>')
+
     presets = "".join(
         f'<div class="dp-preset-{p.key}"><button type="button" class="dp-btn"'
         f' data-preset="{p.key}">{_e(tr(f"lab.preset.{p.key}"))}</button></div>'
@@ -205,6 +258,12 @@ def controls_html(s: LabState, lang: str) -> str:
         f'{options}</select></div><div class="dp-error-query" id="dpc-query-err"></div>',
         field("n"), field("B"), field("sigma"), slider("sigma"), field("eps"), slider("eps"),
         field("delta"), slider("delta"),
+        head("lab.side.calib"),
+        f'<p class="dp-calib-note">{_e(tr("lab.calib.note"))}</p>',
+        calib_group("tpr", field("calib_tpr"), field("calib_fpr")),
+        calib_group("error", field("calib_error")),
+        f'<p class="dp-calib-result" aria-live="polite">'
+        f'{_e(calibration_text(s, lang))}</p>',
         head("lab.side.neighbour"),
         field("data", disabled=not s.data_editable, wide=True), field("record"),
         field("replacement"),
@@ -408,6 +467,8 @@ class LabSidebar:
                            [o for o in ("laplace", "classic") if o in v])
             elif kind == "preset" and v in PRESET_BY_KEY:
                 self._safe(s.load_preset, v)
+            elif kind == "calib" and v in CALIB_GROUPS:
+                self._safe(s.calibrate, v)
             elif kind == "resample":
                 self._safe(setattr, s, "sim_seed", (s.sim_seed + 1) % (2**31 - 1))
             else:

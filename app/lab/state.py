@@ -18,7 +18,7 @@ from typing import Any
 import param
 
 from app.shell.numbers import clean_number_text, fmt_input, parse_number
-from dpcore import queries
+from dpcore import gaussian, queries, tradeoff
 from dpcore.certify import Certification, Claim, certify
 from dpcore.errors import DPError
 
@@ -33,6 +33,16 @@ EPS_MAX = 1000.0
 H_MIN, H_MAX = 1e-6, 1e3
 DATA_EDIT_MAX = 64  # a dataset longer than this is generated, not typed
 SIM_MAX = 200_000
+# σ from what people care about (issue 41, 3): the sidebar's calibration fields, in percent
+# (hit rates) and the query's units (the accepted error), and the two ways to apply them.
+CALIB_PCT = ("calib_tpr", "calib_fpr")
+CALIB_FIELDS = ("calib_tpr", "calib_fpr", "calib_error")
+CALIB_GROUPS: dict[str, tuple[str, ...]] = {"tpr": ("calib_tpr", "calib_fpr"),
+                                            "error": ("calib_error",)}
+# Errors of a calibration as a whole (shown at its first field): they block nothing and go
+# when a field of the group is accepted or the calibration is tried again.
+CALIB_APPLY_ERRORS = frozenset({"lab.err.calib_const", "lab.err.calib_order",
+                                "lab.err.calib_range"})
 OVERLAYS = ("laplace", "classic")
 SCALES = ("log10", "linear")
 
@@ -134,6 +144,17 @@ class LabState(param.Parameterized):
                                   "(the attacker's view, issue 41).")
     attack_text = param.String(default="", doc="The attacker's FPR as typed when it was "
                                                "rejected ('' while the FPR shown is accepted).")
+    calib_tpr = param.Number(default=10.0, bounds=(0.0, 100.0),
+                             doc="σ from a hit rate: the largest true-positive rate (%) an "
+                                 "attacker may reach at the FPR calib_fpr.")
+    calib_fpr = param.Number(default=5.0, bounds=(0.0, 100.0),
+                             doc="σ from a hit rate: the attacker's false-positive rate (%).")
+    calib_error = param.Number(default=2.0, bounds=(0.0, None),
+                               doc="σ from an accepted error: 95 % of the noise within "
+                                   "± this half-width (the query's units).")
+    calibrated = param.Dict(default={}, doc="The last σ set from a calibration: kind ('tpr' "
+                            "or 'error'), its inputs, sigma and the sensitivity it was for "
+                            "({} when none).")
     errors = param.Dict(default={}, doc="Control name -> (message key, format fields).")
     notices = param.List(default=[], item_type=tuple,
                          doc="Page-level notices, e.g. URL values that fell back to defaults.")
@@ -185,6 +206,8 @@ class LabState(param.Parameterized):
         """
         if control == "data":
             return self._set_data(text)
+        if control in CALIB_PCT:  # "10%" and "10" are the same percentage
+            text = clean_number_text(text).removesuffix("%")
         if str(text).strip() == "":
             return self._fail(control, "lab.err.empty")
         try:
@@ -283,6 +306,12 @@ class LabState(param.Parameterized):
             if x != int(x) or not 100 <= x <= SIM_MAX:
                 return self._fail("sim_n", "lab.err.sim_n", max=SIM_MAX)
             self.sim_n = int(x)
+        elif control in CALIB_FIELDS:
+            if not (0 < x < 100 if control in CALIB_PCT else x > 0):
+                return self._fail(control, f"lab.err.{control}")
+            if x != getattr(self, control):  # (the same text again leaves the group's error)
+                setattr(self, control, x)
+                self._calib_ok(*(f for f in CALIB_GROUPS.values() if control in f))
         else:
             raise KeyError(control)
         self._ok(control)
@@ -312,6 +341,78 @@ class LabState(param.Parameterized):
         self.query = query
         self._ok("query")
         return None
+
+    def calibrate(self, kind: str) -> tuple[str, dict[str, Any]] | None:
+        """Set σ from what people care about (issue 41, 3), through :meth:`set_value`:
+
+        - ``"tpr"``: the smallest σ at which no attacker reaches a true-positive rate above
+          ``calib_tpr`` % at the false-positive rate ``calib_fpr`` % (dpcore's conservative
+          calibration: σ rounded up); the attacker's view moves to that FPR;
+        - ``"error"``: the largest σ whose noise stays within ± ``calib_error`` (query units)
+          with probability 95 % (rounded down, so the promise holds).
+
+        Returns None or the error, stored under the group's target field (``calib_tpr`` or
+        ``calib_error``); nothing changes while a field of the group holds a rejected text,
+        and the state is unchanged when an error is returned.
+        """
+        fields = CALIB_GROUPS[kind]
+        self._calib_ok(fields)
+        for c in fields:  # a rejected text: its own message stays, nothing is applied
+            if c in self.errors:
+                key, fmt = self.errors[c]
+                return key, fmt
+        target = fields[0]
+        d = self.sensitivity
+        if d == 0:
+            return self._fail(target, "lab.err.calib_const")
+        try:
+            if kind == "tpr":
+                if not self.calib_tpr > self.calib_fpr:
+                    return self._fail(target, "lab.err.calib_order")
+                cal = tradeoff.calibrate_sigma_tpr(self.calib_tpr / 100.0,
+                                                   self.calib_fpr / 100.0, d)
+            else:
+                cal = tradeoff.calibrate_sigma_error(self.calib_error, d)
+        except DPError:
+            return self._fail(target, "lab.err.calib_range", lo=SIGMA_MIN, hi=SIGMA_MAX)
+        sigma = cal.sigma
+        if not (math.isfinite(sigma) and SIGMA_MIN <= sigma <= SIGMA_MAX
+                and self._check_h(self.query, self.n, self.B, sigma)):
+            return self._fail(target, "lab.err.calib_range", lo=SIGMA_MIN, hi=SIGMA_MAX)
+        record: dict[str, Any] = {"kind": kind, "sigma": sigma, "sens": d}
+        if kind == "tpr":
+            record.update(tpr=self.calib_tpr, fpr=self.calib_fpr, got=cal.tpr)
+        else:
+            record.update(half_width=self.calib_error)
+        with param.parameterized.batch_call_watchers(self):
+            err = self.set_value("sigma", sigma)
+            if err is not None:  # (checked above: cannot happen)
+                return err
+            self.calibrated = record
+            if kind == "tpr":
+                self.attack_fpr = self.calib_fpr / 100.0
+                self.attack_text = ""
+            for c in fields:
+                self._ok(c)
+        return None
+
+    def _calib_ok(self, *groups: tuple[str, ...]) -> None:
+        """Clear the calibration-wide errors of ``groups`` (their first field holds them)."""
+        for fields in groups:
+            err = self.errors.get(fields[0])
+            if err is not None and err[0] in CALIB_APPLY_ERRORS:
+                self._ok(fields[0])
+
+    def calibration_now(self) -> dict[str, Any] | None:
+        """The last calibration while σ (and the sensitivity it was for) is still its result,
+        with ε at the claimed δ (``eps``: conservative, math.inf at δ = 0; None when the claim
+        lies below the double range); None once σ or Δ has moved on."""
+        c = self.calibrated
+        if not c or c["sigma"] != self.sigma or c["sens"] != self.sensitivity:
+            return None
+        claim = self.claim
+        return {**c, "eps": _eps_at(claim.value, claim.log10, c["sens"], c["sigma"]),
+                "delta": claim.text}
 
     def _apply(self, **changes: Any) -> None:
         """Set n and/or B and keep D, the record index and the replacement consistent."""
@@ -404,6 +505,19 @@ class LabState(param.Parameterized):
                     bad("scale", args["scale"])
             self.param.update(errors={}, notices=notices)
         return notices
+
+
+@functools.lru_cache(maxsize=256)
+def _eps_at(delta: float, log10_delta: float, sens: float, sigma: float) -> float | None:
+    """ε at the claimed δ for (Δ, σ) (dpcore: conservative; inf at δ = 0); None for a claim
+    below the double range (its nearest double is 0, its ε is finite) or out of dpcore's
+    domain."""
+    if delta == 0.0 and log10_delta > -math.inf:
+        return None
+    try:
+        return float(gaussian.epsilon(delta, sens, sigma))
+    except DPError:
+        return None
 
 
 @functools.lru_cache(maxsize=256)

@@ -24,7 +24,8 @@ __all__ = ["CONCEALED_HTML", "KeyBridge", "TourPanel", "TourState", "help_html"]
 
 # Lab parameters a step resets before applying its own (a step is a clean, reproducible state).
 _RESET = ("query", "n", "B", "sigma", "eps", "delta", "delta_text", "data", "record",
-          "replacement", "eps_lo", "eps_hi", "scale", "overlays", "errors", "notices")
+          "replacement", "eps_lo", "eps_hi", "scale", "overlays", "calibrated", "errors",
+          "notices")
 
 
 class TourState(StepTour):

@@ -44,7 +44,8 @@ def expected_fields(s: LabState) -> dict[str, str]:
             "eps": fmt_input(s.eps), "delta": s.delta_text, "data": s.data_text,
             "record": str(s.record), "replacement": fmt_input(s.replacement),
             "eps_lo": fmt_input(s.eps_lo), "eps_hi": fmt_input(s.eps_hi),
-            "sim_n": str(s.sim_n)}
+            "sim_n": str(s.sim_n), "calib_tpr": fmt_input(s.calib_tpr),
+            "calib_fpr": fmt_input(s.calib_fpr), "calib_error": fmt_input(s.calib_error)}
 
 
 def check(page: LabPage) -> None:
