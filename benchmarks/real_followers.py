@@ -47,6 +47,7 @@ import asyncio
 import json
 import math
 import os
+import re
 import secrets
 import shlex
 import signal
@@ -404,7 +405,52 @@ def report(r: dict[str, Any]) -> str:
     if "gc_pauses_logged" in r:
         lines.append(f"server GC pauses >= 0.2 s logged: {r['gc_pauses_logged']}"
                      + (f" (max {r['gc_pause_max_s']:.2f} s)" if r["gc_pauses_logged"] else ""))
+    for ph, per_worker in (r.get("room_timing") or {}).items():
+        for w, t in sorted(per_worker.items()):
+            lines.append(
+                f"server stages, {ph}, worker {w} ({t['n']} moves, {t['members']} labs; medians, "
+                f"p95 in brackets): the room message reaches the worker {t['arrive_ms']:.1f} ms "
+                f"({t['arrive_p95_ms']:.1f}) after the teacher's frame; every card written "
+                f"{t['cards_ms']:.1f} ms ({t['cards_p95_ms']:.1f}) later; every lab's callback "
+                f"queued {t['delivered_ms']:.1f} ms ({t['delivered_p95_ms']:.1f}) after arrival")
     return "\n".join(lines)
+
+
+TIMING_LINE = re.compile(r"room timing: pid (\d+) seq (\S+) members (\d+) received ([\d.]+) "
+                         r"cards ([\d.]+) ms delivered ([\d.]+) ms")
+WORKER_LINE = re.compile(r"worker (\w+) pid (\d+)")
+
+
+def room_timing(log: Path | None, sent: dict[str, list[float]]) -> dict[str, Any]:
+    """Per phase and worker, from the workers' "room timing" lines (DPLAB_ROOM_TIMING=1,
+    app/room/hub.py): when each move's room message reached the worker after the teacher
+    sent it, and how long writing every follower's card and queueing every lab took."""
+    if log is None or not log.exists():
+        return {}
+    text = log.read_text(errors="replace")
+    names = {pid: name for name, pid in WORKER_LINE.findall(text)}
+    lines: dict[str, list[tuple[float, int, float, float]]] = {}
+    for pid, _seq, members, recv, cards, delivered in TIMING_LINE.findall(text):
+        lines.setdefault(names.get(pid, pid), []).append(
+            (float(recv), int(members), float(cards), float(delivered)))
+    out: dict[str, Any] = {}
+    for ph, epochs in sent.items():
+        per: dict[str, Any] = {}
+        for w, rows in lines.items():
+            got = []
+            for s0 in epochs:
+                hit = next((x for x in rows if s0 - 5e-4 <= x[0] < s0 + 2.0), None)
+                if hit is not None:
+                    got.append(((hit[0] - s0) * 1e3, *hit[1:]))
+            if not got:
+                continue
+            arr, mem, cards, dlv = (list(c) for c in zip(*got, strict=True))
+            per[w] = {"n": len(got), "members": int(pct(mem, .5)),
+                      "arrive_ms": pct(arr, .5), "arrive_p95_ms": pct(arr, .95),
+                      "cards_ms": pct(cards, .5), "cards_p95_ms": pct(cards, .95),
+                      "delivered_ms": pct(dlv, .5), "delivered_p95_ms": pct(dlv, .95)}
+        out[ph] = per
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -441,6 +487,7 @@ def start_server(args: argparse.Namespace) -> Server:
                      DPLAB_ADDRESS="127.0.0.1",
                      DPLAB_PYTHON=os.environ.get("DPLAB_PYTHON", sys.executable),
                      DPLAB_MAX_SESSIONS=str(max(150, args.followers + args.pages + 50)))
+    env["DPLAB_ROOM_TIMING"] = "1"  # the workers' stage lines (room_timing)
     if args.prebuilt is not None:
         env["DPLAB_PREBUILT_PAGES"] = str(args.prebuilt)
     cmd = (shlex.split(args.server_cmd) if args.server_cmd else
@@ -720,6 +767,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     finally:
         srv.stop()
     r.update(gc_pauses(srv.log))
+    r["room_timing"] = room_timing(srv.log, r.get("sent_epochs") or {})
     r["server"] = args.url or args.server_cmd or "serve() of this checkout"
     r["nodelay"] = args.nodelay
     print(report(r))

@@ -208,27 +208,42 @@ class RoomLink:
 
         doc.add_next_tick_callback(run)
 
+    def push_card(self, msg: Mapping[str, Any]) -> None:
+        """Send ``msg``'s card over the channel now, if this lab shows it from there (the hub
+        calls this for every lab of the process before any :meth:`deliver`, so no follower's
+        card waits for another's document work)."""
+        if self.channel is not None:
+            self._push(msg)
+
     def _push(self, msg: Mapping[str, Any]) -> None:
         """Send a state's card over the channel when the page may show it alone (a following
-        student, a state no older than the last, no tour step or concealment)."""
+        student, a state no older than the last, no tour step or concealment); the rest of
+        the view follows on a later loop turn."""
         st, page, sock = self.state, self.page, self.channel
-        channel_views = getattr(page, "channel_views", None)
-        if (sock is None or channel_views is None or msg.get("type") != "state"
-                or not self.student or not st.follows):
+        if (sock is None or page is None or not hasattr(page, "channel_views")
+                or msg.get("type") != "state" or not self.student or not st.follows):
             return
         seq = int(msg.get("seq", -1))
         if seq < st.seq or seq <= self._pushed:
             return
         snap = dict(msg.get("snap") or {})
-        views = channel_views(snap)
-        card = getattr(page, "preview_html", lambda _: None)(snap)
-        if views is None or card is None or not sock.push(channel.card_frame(seq, card)):
+        card = page.preview_html(snap)
+        if card is None or not sock.push(channel.card_frame(seq, card)):
             return
         self._pushed = seq
-        # the rest once every follower of the process has its card (the next loop turn)
+        # The views (made once per process and state, ~10 ms for the first follower) after
+        # every follower of the process has its card: they were made before the first card.
         from tornado.ioloop import IOLoop
 
-        IOLoop.current().add_callback(sock.push, channel.frame(seq, views))
+        IOLoop.current().add_callback(self._push_views, sock, seq, snap)
+
+    def _push_views(self, sock: CardChannel, seq: int, snap: Mapping[str, Any]) -> None:
+        page = self.page
+        if page is None or sock is not self.channel or seq != self._pushed:
+            return  # the channel closed, or a newer state's card went out meanwhile
+        views = page.channel_views(snap)
+        if views is not None:
+            sock.push(channel.frame(seq, views))
 
     def store_status(self, ok: bool) -> None:
         def run() -> None:
