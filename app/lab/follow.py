@@ -50,10 +50,23 @@ def _card(items: tuple[tuple[str, str], ...], lang: str, folded: bool) -> str:
     return card_html(s, s.certification(), lang, folded=folded)
 
 
+# The last address query seen and its items: one room message hands the same mapping to every
+# follower of the process, so 150 followers sort it once, not 150 times.
+_LAST_QUERY: list[Any] = [None, ()]
+
+
+def _items_once(query: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    if _LAST_QUERY[0] is not query:
+        _LAST_QUERY[:] = [query, _items(query)]  # (holds the mapping: its id is not reused)
+    items: tuple[tuple[str, str], ...] = _LAST_QUERY[1]
+    return items
+
+
 def card_of(query: Mapping[str, str], lang: str, folded: bool) -> str:
     """The card a lab at address ``query`` shows (made once per process, language and layout:
-    the same string for every follower)."""
-    return _card(_items(query), lang, folded)
+    the same string for every follower). ``query`` is not changed afterwards (a room message's
+    mapping is read only)."""
+    return _card(_items_once(query), lang, folded)
 
 
 # The panes a follower's page can take from the class's card channel (app/room/channel.py):
@@ -96,7 +109,7 @@ def views_of(query: Mapping[str, str], lang: str, large: bool) -> str:
     """What a following lab at address ``query`` shows, as one JSON text made once per
     process, language and layout: the card and the text panes' HTML by CSS class, each
     figure's message by key, the controls' values."""
-    return _views(_items(query), lang, large)
+    return _views(_items_once(query), lang, large)
 
 
 class FollowedLab(Protocol):

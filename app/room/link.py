@@ -208,34 +208,42 @@ class RoomLink:
 
         doc.add_next_tick_callback(run)
 
-    def push_card(self, msg: Mapping[str, Any]) -> None:
-        """Send ``msg``'s card over the channel now, if this lab shows it from there (the hub
-        calls this for every lab of the process before any :meth:`deliver`, so no follower's
-        card waits for another's document work)."""
-        if self.channel is not None:
-            self._push(msg)
+    def push_card(self, msg: Mapping[str, Any]) -> bool:
+        """Send ``msg``'s card over the channel now, if this lab shows it from there; True when
+        it did (the hub then calls :meth:`push_views`). The hub calls this for every lab of the
+        process before any :meth:`deliver`, so no follower's card waits for another's document
+        work, and sends the views in one pass after every card."""
+        return self.channel is not None and self._push(msg, views=False)
 
-    def _push(self, msg: Mapping[str, Any]) -> None:
+    def push_views(self, msg: Mapping[str, Any]) -> None:
+        """The rest of the view of the state whose card :meth:`push_card` sent."""
+        sock = self.channel
+        if sock is not None:
+            self._push_views(sock, int(msg.get("seq", -1)), msg.get("snap") or {})
+
+    def _push(self, msg: Mapping[str, Any], *, views: bool = True) -> bool:
         """Send a state's card over the channel when the page may show it alone (a following
-        student, a state no older than the last, no tour step or concealment); the rest of
-        the view follows on a later loop turn."""
+        student, a state no older than the last, no tour step or concealment); with ``views``
+        the rest of the view follows on the next loop turn."""
         st, page, sock = self.state, self.page, self.channel
         if (sock is None or page is None or not hasattr(page, "channel_views")
                 or msg.get("type") != "state" or not self.student or not st.follows):
-            return
+            return False
         seq = int(msg.get("seq", -1))
         if seq < st.seq or seq <= self._pushed:
-            return
-        snap = dict(msg.get("snap") or {})
+            return False
+        snap = msg.get("snap") or {}
         card = page.preview_html(snap)
         if card is None or not sock.push(channel.card_frame(seq, card)):
-            return
+            return False
         self._pushed = seq
-        # The views (made once per process and state, ~10 ms for the first follower) after
-        # every follower of the process has its card: they were made before the first card.
-        from tornado.ioloop import IOLoop
+        if views:
+            # The views (made once per process and state, ~10 ms for the first follower)
+            # after the card.
+            from tornado.ioloop import IOLoop
 
-        IOLoop.current().add_callback(self._push_views, sock, seq, snap)
+            IOLoop.current().add_callback(self._push_views, sock, seq, snap)
+        return True
 
     def _push_views(self, sock: CardChannel, seq: int, snap: Mapping[str, Any]) -> None:
         page = self.page
