@@ -108,11 +108,51 @@
       };
       proto._dpQuiet = true;
     }
+    // Print (issue 39, 5; assets/dplab-controls.css): on paper a Panel Column is a plain block,
+    // but only one that is shown. Bokeh hides a component with a style sheet in its own shadow
+    // root, which that rule would override, so every view's host carries `data-dp-shown` while
+    // its model is visible: set wherever Bokeh applies a change of `visible`, and for every
+    // view by the scan below (the views drawn after this ran included) and when print media
+    // starts to apply. Without it (a BokehJS whose internals differ) nothing changes on paper.
+    const SHOWN = "data-dp-shown";
+    function markShown(view) {
+      // (a view that draws on a canvas has no element of its own)
+      if (view && view.el instanceof Element && view.model) {
+        view.el.toggleAttribute(SHOWN, view.model.visible !== false);
+      }
+    }
+    function markAllShown() {
+      const index = window.Bokeh && window.Bokeh.index;
+      if (index && typeof index.all_views === "function") {
+        for (const view of index.all_views()) markShown(view);
+      }
+    }
+    function shownOnPaper() {
+      const models = window.Bokeh && window.Bokeh.Models;
+      const Column = models && models.get && models.get("Column");
+      const View = Column && Column.prototype.default_view;
+      let proto = View && View.prototype;
+      while (proto && !Object.prototype.hasOwnProperty.call(proto, "_apply_visible")) {
+        proto = Object.getPrototypeOf(proto);
+      }
+      if (!proto || proto._dpShown) return;
+      const apply = proto._apply_visible;
+      proto._apply_visible = function (...args) {
+        const out = apply.apply(this, args);
+        markShown(this);
+        return out;
+      };
+      proto._dpShown = true;
+    }
     export function render({ model }) {
       try { releaseOnlySliders(); } catch (e) { /* BokehJS's own behaviour stays */ }
       try { quietAutoRanges(); } catch (e) { /* BokehJS's own behaviour stays */ }
+      try { shownOnPaper(); } catch (e) { /* the print keeps Bokeh's flex columns */ }
       const logSliders = model.log_sliders || {};
-      const scan = () => { try { nameWidgets(logSliders); } catch (e) { /* never break */ } };
+      const scan = () => {
+        try { nameWidgets(logSliders); } catch (e) { /* never break */ }
+        try { markAllShown(); } catch (e) { /* never break */ }
+      };
       let tick = 0;
       const timer = setInterval(() => { tick += 1; if (tick <= 12 || tick % 5 === 0) scan(); },
                                 800);
@@ -167,18 +207,26 @@
           document.body.insertBefore(skip, document.body.firstChild);
         }
       }
+      // Folded <details> print their contents without this (assets/dplab-controls.css: a print
+      // server fires no `beforeprint`); a browser without ::details-content gets them opened
+      // here, on `beforeprint` or when print media starts to apply, and closed again after.
       let opened = [];
       const before = () => {
+        try { markAllShown(); } catch (e) { /* never break */ }
         const closed = deepAll("details:not([open])");
         for (const d of closed) d.open = true;
         opened.push(...closed);
       };
       const after = () => { for (const d of opened) d.open = false; opened = []; };
+      const printing = window.matchMedia("print");
+      const media = (e) => { if (e.matches) before(); else after(); };
       window.addEventListener("beforeprint", before);
       window.addEventListener("afterprint", after);
+      printing.addEventListener("change", media);
       model.on("remove", () => {
         window.removeEventListener("beforeprint", before);
         window.removeEventListener("afterprint", after);
+        printing.removeEventListener("change", media);
       });
       return document.createElement("span");
     }

@@ -19,6 +19,7 @@ from app.cdf.inputs import METHODS, PLOT_POINTS
 from app.cdf.panes import text_pane
 from app.cdf.views import metrics_html, table_html
 from app.shell import theme
+from app.shell.figures import print_figure
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -82,7 +83,7 @@ class CDFFigures:
         # inside, in the empty upper left of a CDF: the drawing area keeps its height
         f.add_layout(self.legend)
         f.css_classes = ["dp-cdf-plot"]
-        self.fig = theme.large_type(f, self.large)
+        self.fig = print_figure(theme.large_type(f, self.large))
         # --- error against degree
         self.src_deg = ColumnDataSource({"k": [], "trunc": [], "noise": [], "expected": [],
                                          "realised": []})
@@ -121,7 +122,7 @@ class CDFFigures:
                      location="top_right", background_fill_alpha=0.85)
         d.add_layout(leg)
         d.css_classes = ["dp-cdf-degree-plot"]
-        self.fig_deg = theme.large_type(d, self.large)
+        self.fig_deg = print_figure(theme.large_type(d, self.large))
         leg.label_text_font_size = "14pt" if self.large else "10pt"
         leg.glyph_height = leg.label_height = 16
         leg.spacing = 0
@@ -142,7 +143,7 @@ class CDFFigures:
         sleg.ncols = 1
         st.add_layout(sleg, "below")
         st.css_classes = ["dp-cdf-stream-plot"]
-        self.fig_stream = theme.large_type(st, self.large)
+        self.fig_stream = print_figure(theme.large_type(st, self.large))
 
         self.plot = pn.pane.Bokeh(self.fig, sizing_mode="stretch_width")
         # while a plot input is rejected: a note above the plot and a dashed frame around it
@@ -196,7 +197,7 @@ class CDFFigures:
                          location="top_left", background_fill_alpha=0.9)
             f.add_layout(leg)
             f.css_classes = ["dp-cdf-multiple", f"dp-cdf-multiple-{m}"]
-            self._multi_figs.append(theme.large_type(f, self.large))
+            self._multi_figs.append(print_figure(theme.large_type(f, self.large)))
             panes.append(pn.pane.Bokeh(f, sizing_mode="stretch_width", min_width=280,
                                        styles={"flex": "1 1 380px"}))
         self.multiples.objects = panes

@@ -39,6 +39,7 @@ from app.shell import template as layout
 from app.shell.i18n import t
 from app.shell.numbers import ascii_number_text
 from app.shell.options import request_language
+from app.shell.widgets import screen_only
 
 __all__ = ["CDFPage", "CDFState", "create_page", "metrics_html", "privacy_html", "table_html"]
 
@@ -347,17 +348,22 @@ class CDFPage(CDFControls, CDFFigures):
         first = pn.FlexBox(
             self.plot_col,
             degree_box, sizing_mode="stretch_width", gap="12px", css_classes=["dp-cdf-first"])
+        # Left out of print (widgets.screen_only): the buttons and the stream's controls (the
+        # stream's text says what was released); the save bar leaves itself out.
         return [
             self.address.pane, self.notice, intro, self.conceal_note, self.error,
-            self.auto_box, self.w_pp_view,
-            first, self.multiples, self.table, self.w_all,
+            self.auto_box, screen_only(self.w_pp_view),
+            first, self.multiples, self.table, screen_only(self.w_all),
             self.compare, cards, self.sources,
             h2("cdf.dplot.heading"), deg_intro, self.degree_status,
             self.degree_table,
             h2("cdf.stream.heading"), stream_intro,
-            pn.FlexBox(self.w_stream_mode, self.w_parts, sizing_mode="stretch_width"),
+            screen_only(pn.FlexBox(self.w_stream_mode, self.w_parts,
+                                   sizing_mode="stretch_width", css_classes=["dp-cdf-stream-ctl"])),
             self.err["stream_parts"],
-            pn.FlexBox(self.w_add, self.w_reset, sizing_mode="stretch_width"), self.stream_err,
+            screen_only(pn.FlexBox(self.w_add, self.w_reset, sizing_mode="stretch_width",
+                                   css_classes=["dp-cdf-stream-ctl"])),
+            self.stream_err,
             self.plot_stream, self.stream_text,
             self.exports(),
         ]

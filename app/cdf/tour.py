@@ -22,20 +22,16 @@ import html
 import logging
 from typing import Any
 
-import panel as pn
 import param
 
 import lessons
 from app.cdf.state import CDFState
-from app.shell import assets
 from app.shell.i18n import t
 from app.shell.tour import KeyBridge, StepPanel, StepTour, step_from_address
 from app.shell.tour import help_html as shell_help
 from app.shell.widgets import screen_only
 
 log = logging.getLogger(__name__)
-
-WRAP_CSS = assets.text("dplab-cdf-wrap.css")  # the start button's label wraps (size=large)
 
 # The /cdf names a step sets, reset to their defaults first (a step is a reproducible state).
 _RESET = ("dataset", "n", "eps", "delta", "method", "noise_seed", "auto_degree", "degree")
@@ -134,19 +130,8 @@ class CDFTourPanel(StepPanel):
 
     def __init__(self, tour: Any, lang: str) -> None:
         super().__init__(tour, lang)
-        # its label wraps in projector type on a phone (dplab-cdf-wrap.css); not printed
-        self.start_btn.stylesheets = [*self.start_btn.stylesheets, WRAP_CSS]
-        screen_only(self.opener)
-
-    def _build(self) -> None:
-        super()._build()
-        # back, next and close: two lines rather than past a phone's screen (size=large)
-        self.nav.styles = {**self.nav.styles, "flex-wrap": "wrap"}
-
-    def _option_button(self, i: int, text: str) -> pn.widgets.Button:
-        b = super()._option_button(i, text)
-        b.stylesheets = [*b.stylesheets, WRAP_CSS]  # a long answer wraps (size=large)
-        return b
+        # (its buttons' labels wrap in projector type on a phone: app/shell/tour.py)
+        screen_only(self.opener)  # not printed
 
     def region_label(self, count: str) -> str:
         return t("cdftour.label", self.lang)

@@ -302,11 +302,10 @@ class LabPage(LabFigures, param.Parameterized):
         curve_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
                                   f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>",
                                   stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        sim_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
-                                stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        sim_fig = pn.Column(self.sim_plot, self.sim_legend, sizing_mode="stretch_width",
-                            margin=0)
+        # (each Panel object costs ~1 ms of a page build: only those the layout shows are made)
         if self._large:
+            sim_fig = pn.Column(self.sim_plot, self.sim_legend, sizing_mode="stretch_width",
+                                margin=0)
             # Projector: card strip, then the two linked plots side by side; every table and
             # the simulation are folded (<details> / a collapsed card) below them.
             plots = pn.FlexBox(
@@ -321,7 +320,10 @@ class LabPage(LabFigures, param.Parameterized):
                 pn.Column(self.curve_text, sizing_mode="stretch_width", min_width=300,
                           styles={"flex": "1 1 600px"}),
                 sizing_mode="stretch_width", gap="16px")
-            sim_card = pn.Card(sim_fig, self.sim_text, title=self._tr("lab.sim.heading"),
+            # (one column in the card: printed although folded, assets/dplab-controls.css)
+            sim_body = pn.Column(sim_fig, self.sim_text, sizing_mode="stretch_width", margin=0,
+                                 css_classes=["dp-print-unfold"])
+            sim_card = pn.Card(sim_body, title=self._tr("lab.sim.heading"),
                                collapsed=True, sizing_mode="stretch_width",
                                css_classes=["dp-sim-card"])
             exports = widgets.screen_only(
@@ -341,7 +343,10 @@ class LabPage(LabFigures, param.Parameterized):
             sizing_mode="stretch_width", gap="16px")
         curve = pn.Column(curve_head, self.conceal_note, curve_fig, self.curve_legend,
                           self.curve_text, sizing_mode="stretch_width")
-        sim = pn.Column(sim_head, sim_fig, self.sim_text, sizing_mode="stretch_width")
+        sim_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
+                                stylesheets=[CARD_CSS], sizing_mode="stretch_width")
+        sim = pn.Column(sim_head, self.sim_plot, self.sim_legend, self.sim_text,
+                        sizing_mode="stretch_width")
         attack = self._attack_column()
         # (in a column: the bar's own :host rule would keep it shown when hidden; the save
         # bar is left out of print)

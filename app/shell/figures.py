@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from bokeh.models import ColumnDataSource
 
+from app.shell import assets
 from app.shell.i18n import t
 
 # Bokeh's toolbar tooltips are English ("Pan", "Box Zoom"): the page's language instead.
@@ -22,6 +23,20 @@ def name_tools(fig: Any, lang: str) -> None:
         key = TOOL_KEYS.get(type(tool).__name__)
         if key is not None:
             tool.description = t(key, lang)
+
+
+PRINT_CSS = assets.text("dplab-figure-print.css")
+
+
+def print_figure(fig: Any) -> Any:
+    """``fig`` on paper: never cut by a page break, its toolbar left out (assets/
+    dplab-figure-print.css, in the figure's and the toolbar's own shadow roots). Returns it."""
+    if PRINT_CSS not in fig.stylesheets:
+        fig.stylesheets = [*fig.stylesheets, PRINT_CSS]
+    toolbar = fig.toolbar
+    if PRINT_CSS not in toolbar.stylesheets:
+        toolbar.stylesheets = [*toolbar.stylesheets, PRINT_CSS]
+    return fig
 
 
 def legend_below(fig: Any, ncols: int = 2) -> None:

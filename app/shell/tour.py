@@ -81,6 +81,8 @@ def step_from_address(arg: str, total: int) -> int | None:
 _MD = MarkdownIt("commonmark", {"html": False})
 _TERM_TEXT = re.compile(r"\[\[([a-z0-9-]+)(?:\|([^\]]+))?\]\]")
 TOUR_CSS = assets.text("dplab-tour.css")
+# The buttons' labels wrap inside their boxes (projector type on a phone, both tours).
+WRAP_CSS = assets.text("dplab-tour-wrap.css")
 # The step panel's frame (on the Column, so the buttons sit inside it).
 PANEL_STYLES = {"border": "3px solid #0b4f6c", "border-radius": "10px", "padding": "4px 10px 8px",
                 "background": "rgba(11, 79, 108, 0.05)"}
@@ -136,7 +138,8 @@ class StepPanel:
                  ) -> None:
         self.tour, self.lang, self.on_change = tour, lang, on_change
         self.start_btn = pn.widgets.Button(label=t(self.start_key, lang), color="primary",
-                                           css_classes=["dp-tour-start"])
+                                           css_classes=["dp-tour-start"],
+                                           stylesheets=[WRAP_CSS])
         self.start_btn.on_click(lambda e: self.tour.go(1))
         self.panel = pn.Column(css_classes=["dp-tour-step"], sizing_mode="stretch_width",
                                margin=(0, 0, 10, 0), styles=PANEL_STYLES, visible=False)
@@ -160,7 +163,9 @@ class StepPanel:
                                   css_classes=["dp-tour-options"])
 
         def button(key: str, cls: str, kind: str = "default") -> pn.widgets.Button:
-            return pn.widgets.Button(label=t(key, lang), color=kind, css_classes=[cls])
+            return pn.widgets.Button(label=t(key, lang), color=kind,
+                                     css_classes=[cls, "dp-tour-nav-btn"],
+                                     stylesheets=[WRAP_CSS])
 
         self.reveal_btn = button("tour.reveal", "dp-tour-reveal-btn")
         self.back_btn = button("tour.back", "dp-tour-back")
@@ -170,13 +175,17 @@ class StepPanel:
         self.back_btn.on_click(lambda e: self.tour.back())
         self.next_btn.on_click(lambda e: self.tour.next())
         self.close_btn.on_click(lambda e: self.tour.go(0))
-        self.nav = pn.Row(self.back_btn, self.next_btn, self.close_btn, margin=0)
-        self.panel.objects = [self.text, self.options, self.reveal_btn, self.nav]
+        # back, next and close: two lines rather than past a phone's screen (size=large)
+        self.nav = pn.Row(self.back_btn, self.next_btn, self.close_btn, margin=0,
+                          styles={"flex-wrap": "wrap"})
+        # (the buttons are left out of print; the question's answers stay)
+        self.panel.objects = [self.text, self.options, widgets.screen_only(self.reveal_btn),
+                              widgets.screen_only(self.nav)]
 
     def _option_button(self, i: int, text: str) -> pn.widgets.Button:
         b = pn.widgets.Button(label=text, color="default",
                               css_classes=["dp-tour-option", f"dp-tour-option-{i}"],
-                              margin=(2, 6, 2, 0))
+                              margin=(2, 6, 2, 0), stylesheets=[WRAP_CSS])
 
         def choose(_event: object, k: int = i) -> None:
             self.tour.predict(k)

@@ -55,8 +55,37 @@ def open_lab(browser: Any, server: Server, requests_seen: Any) -> Iterator[Any]:
 # 5. print: complete without scrolling and without `beforeprint`; no screen-only chrome
 # ---------------------------------------------------------------------------------------------
 FIGURES = {"dp-density-plot": "path.dp-dens-d0", "dp-curve-plot": "path.dp-curve-y",
-           "dp-sim-plot": "path.dp-sim-d0"}
+           "dp-tradeoff-plot": "path.dp-tradeoff-curve", "dp-sim-plot": "path.dp-sim-d0"}
 SCREEN_ONLY = (".dp-tour-start", ".dp-export-bar")
+# True when the element or one of its ancestors (across shadow roots) is display: none.
+NOT_DISPLAYED = """el => {
+  for (let e = el; e; e = e.parentElement || (e.getRootNode() || {}).host || null) {
+    if (getComputedStyle(e).display === "none") return true;
+  }
+  return false; }"""
+
+
+def display(loc: Any) -> str:
+    return str(loc.evaluate("el => getComputedStyle(el).display"))
+
+
+def check_figures_drawn(pg: Any) -> None:
+    """Every figure of the lab, its drawn curve included, is on paper at a useful size. (A
+    figure whose width changed with the print layout is drawn anew: its lines are looked up
+    again until one is measured.)"""
+    for cls, drawn in FIGURES.items():
+        fig = pg.locator(f".{cls}").first
+        line = fig.locator(f"svg.dp-svg {drawn}").first
+        ink = {"width": 0.0, "height": 0.0}
+        for _ in range(20):
+            expect(line).to_be_visible()
+            ink = line.evaluate("el => { const r = el.getBoundingClientRect();"
+                                " return {width: r.width, height: r.height}; }")
+            if ink["width"] > 0:
+                break
+        box = fig.bounding_box()
+        assert box is not None and box["width"] > 200 and box["height"] > 150, (cls, box)
+        assert ink["width"] > 50 and ink["height"] > 20, (cls, ink)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -67,26 +96,55 @@ def test_print_without_scrolling_is_complete(open_lab: Any, lang: str) -> None:
     for sel in SCREEN_ONLY:  # shown on the screen ...
         expect(pg.locator(sel).first).to_be_attached()
     expect(pg.locator(".dp-tour-start").first).to_be_visible()
+    expect(pg.locator(".dp-attack-view")).to_be_visible()
+    assert display(pg.locator(".dp-attack-view")) == "flex"
     pg.keyboard.press("?")  # ... and the keyboard help, opened
     expect(pg.locator(".dp-help-overlay")).to_be_visible()
     pg.emulate_media(media="print")
-    for cls, drawn in FIGURES.items():
-        fig = pg.locator(f".{cls}").first
-        expect(fig.locator(f"svg.dp-svg {drawn}").first).to_be_visible()
-        box = fig.bounding_box()
-        assert box is not None and box["width"] > 200 and box["height"] > 200, (cls, box)
-    for cls in ("dp-density-text", "dp-curve-text", "dp-sim-text"):
+    check_figures_drawn(pg)
+    for cls in ("dp-density-text", "dp-curve-text", "dp-sim-text", "dp-attack-text"):
         expect(pg.locator(f".{cls}").first).to_be_visible()
     expect(pg.locator(".dp-curve-text table")).to_be_visible()
+    expect(pg.get_by_role("textbox", name=t("lab.attack.fpr_label", lang))).to_have_value("0.05")
     for sel in (*SCREEN_ONLY, ".dp-help-overlay"):  # ... but not on paper
         expect(pg.locator(sel).first).to_be_hidden()
+        assert pg.locator(sel).first.evaluate(NOT_DISPLAYED), f"{sel} is laid out in print"
     expect(pg.locator("#sidebar")).to_be_hidden()
+    # A flex column that breaks across pages lets what follows it overlap it (Chromium): on
+    # paper the page's columns are blocks; the closed tour's panel stays out.
+    assert display(pg.locator(".dp-attack-view")) == "block"
+    expect(pg.locator(".dp-tour-step")).to_be_hidden()
+    assert pg.locator(".dp-tour-step").evaluate(NOT_DISPLAYED)
     shot(pg, f"lab-print-{lang}")
     pdf = pg.pdf(format="A4", print_background=True)
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
     assert pages >= 2, f"the print has {pages} page(s)"
     pg.emulate_media(media="screen")
     expect(pg.locator(".dp-tour-start").first).to_be_visible()
+    assert display(pg.locator(".dp-attack-view")) == "flex"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_print_of_the_projector_view_unfolds_everything(open_lab: Any, lang: str) -> None:
+    # Projector type folds the card's details, the tables (<details>) and the simulation (a
+    # folded card): on paper all of it is there, without `beforeprint` and without a click.
+    pg = open_lab(lang, 1366, 768, "size=large")
+    expect(pg.locator("details.dp-more")).not_to_have_attribute("open", "")
+    folded = (".dp-flag-positive", ".dp-curve-text table", ".dp-dens-text-pane .dp-boundary",
+              ".dp-sim-text table")
+    for sel in folded:
+        expect(pg.locator(sel).first).to_be_hidden()
+    expect(pg.locator(".dp-sim-plot")).to_be_hidden()
+    pg.emulate_media(media="print")
+    for sel in folded:
+        expect(pg.locator(sel).first).to_be_visible()
+    check_figures_drawn(pg)
+    expect(pg.locator(".dp-tour-start").first).to_be_hidden()
+    shot(pg, f"lab-print-large-{lang}")
+    pg.emulate_media(media="screen")  # folded again as the student left them
+    expect(pg.locator(".dp-sim-plot")).to_be_hidden()
+    expect(pg.locator("details.dp-more")).not_to_have_attribute("open", "")
+    expect(pg.locator(".dp-curve-text table")).to_be_hidden()
 
 
 # ---------------------------------------------------------------------------------------------
