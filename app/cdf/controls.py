@@ -22,7 +22,12 @@ from app.cdf.upload import suggest_spacing
 from app.cdf.widgets import SettleNote, UploadBox
 from app.shell import assets
 from app.shell.numbers import fmt_input
-from app.shell.widgets import ImmediateIntSlider, ImmediateSlider, ImmediateText
+from app.shell.widgets import (
+    ImmediateIntSlider,
+    ImmediateSlider,
+    ImmediateText,
+    show_field_error,
+)
 
 if TYPE_CHECKING:
     from app.cdf.records import Message
@@ -442,6 +447,12 @@ class CDFControls:
         else:
             self._editing.discard(name)
 
+    def _error_fields(self) -> dict[str, Any]:
+        """The text field each error line belongs to (the other lines are not one field's)."""
+        return {"n": self.w_n, "eps": self.w_eps, "delta": self.w_delta,
+                "noise_seed": self.w_seed, "upload_lo": self.w_lo, "upload_hi": self.w_hi,
+                "stream_parts": self.w_parts, "lattice_h": self.w_h}
+
     def _on_degree(self, k: int) -> None:
         if self._syncing:
             return
@@ -451,11 +462,14 @@ class CDFControls:
         self._input("degree", k)
 
     def _show_errors(self) -> None:
+        fields = self._error_fields()
         for c, pane in self.err.items():
             m = self._errors.get(c)
             text = views.error_html(m, self.lang) if m else ""
             if pane.object != text:
                 pane.object = text
+            if c in fields:  # aria-invalid, described by the message (screen readers)
+                show_field_error(fields[c], views.msg(m, self.lang) if m else "")
         # the plot keeps the last valid state while an input is rejected: say so on it
         stale = views.stale_html(list(self._errors), self.lang)
         if self.stale_note.object != stale:

@@ -45,8 +45,9 @@ FRAGMENT_ID = "dp-first-paint"
 FRAGMENT_CLASS = "dp-first-paint"
 FRAGMENT_BEGIN = "<!--dp-first-paint-->"
 FRAGMENT_END = "<!--/dp-first-paint-->"
-# Where the main area's Bokeh roots go in Panel's Fast templates (list and grid).
-MAIN_MARK = '<div class="main" id="main">'
+# Where the main area's Bokeh roots go in Panel's Fast templates (list and grid): the start of
+# its tag (ours, assets/dplab-list-template.html, adds role="main" and tabindex to it).
+MAIN_MARK = '<div class="main" id="main"'
 
 _HEAD_SCRIPT = re.compile(r"<script\b([^>]*)\bsrc=([^>]*)>\s*</script>", re.IGNORECASE)
 _HTML_LANG = re.compile(r'<html\s+lang="[^"]*"', re.IGNORECASE)
@@ -120,9 +121,10 @@ def set_html_lang(page: str, lang: str) -> str:
 def insert_fragment(page: str, frag: str) -> str:
     """``page`` with ``frag`` as the first thing of its main area (unchanged without one)."""
     i = page.find(MAIN_MARK)
-    if i < 0 or not frag:
+    j = page.find(">", i + len(MAIN_MARK)) if i >= 0 else -1
+    if j < 0 or not frag:
         return page
-    j = i + len(MAIN_MARK)
+    j += 1
     return page[:j] + frag + page[j:]
 
 

@@ -64,6 +64,9 @@ FAST_JS = os.environ.get("DPLAB_FAST_JS") == "1"
 TOKENS_CSS = "dplab-fast-tokens.css"
 TOKENS_DARK_CSS = "dplab-fast-tokens-dark.css"  # after TOKENS_CSS: the values that differ
 
+# Names and error states of Bokeh's widgets from their first render (issue 39).
+WIDGET_ARIA_JS = "dplab-widget-aria.js"
+
 LARGE_CSS = assets.text("dplab-large.css")
 FRAME_CSS = assets.text("dplab-frame.css")
 DARK_CSS = assets.text("dplab-dark.css")
@@ -281,6 +284,11 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         if is_dark():
             tmpl.config.css_files.append(asset_url(TOKENS_DARK_CSS))
     tmpl.config.css_files.append(asset_url("dplab.css"))
+    # Widgets named and marked invalid as they are drawn (deferred after BokehJS: its views'
+    # render methods wrapped before the document is built).
+    tmpl.config.js_files["dplab_widget_aria"] = asset_url(WIDGET_ARIA_JS)
+    # The sidebar's landmark name in the HTML the server sends (assets/dplab-list-template.html)
+    tmpl._render_variables["dp_region_label"] = t("common.sidebar.region", lang)
     tmpl.config.raw_css.append(FRAME_CSS)  # inline: the menu survives a failed style sheet
     if large:
         tmpl.config.raw_css.append(LARGE_CSS)

@@ -120,6 +120,25 @@ class ImmediateText(pn.widgets.TextInput):
     _debounce = 0
 
 
+# A text field's rejected value travels as two of its Bokeh model's tags, this one and the
+# message; assets/dplab-widget-aria.js gives the field aria-invalid and aria-describedby.
+FIELD_ERROR_TAG = "dp-field-error"
+
+
+def show_field_error(widget: pn.widgets.Widget, message: str) -> None:
+    """Mark ``widget`` (a text input) as holding a rejected value that ``message`` explains
+    (plain text, in the page language), or as valid again when ``message`` is ''. The page
+    shows the message itself; this is what a screen reader hears with the field."""
+    tags = list(widget.tags)
+    if FIELD_ERROR_TAG in tags:  # the tag, then its message
+        i = tags.index(FIELD_ERROR_TAG)
+        del tags[i:i + 2]
+    if message:
+        tags += [FIELD_ERROR_TAG, message]
+    if tags != list(widget.tags):
+        widget.tags = tags
+
+
 NO_PRINT = "dp-no-print"
 NO_PRINT_CSS = assets.text("dplab-no-print.css")
 

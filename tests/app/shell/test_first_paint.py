@@ -80,6 +80,10 @@ def test_fragment_goes_first_into_the_main_area() -> None:
     assert '<div class="main" id="main"><section>X</section><div class="card-margin">' in out
     assert fp.insert_fragment(PAGE, "") == PAGE
     assert fp.insert_fragment("<body></body>", "<section>X</section>") == "<body></body>"
+    # our template's main area is a landmark in the server's HTML (issue 39): after its tag
+    ours = PAGE.replace('id="main">', 'id="main" role="main" tabindex="-1">')
+    assert ('<div class="main" id="main" role="main" tabindex="-1"><section>X</section>'
+            in fp.insert_fragment(ours, "<section>X</section>"))
 
 
 def test_fragment_escapes_text_and_reads_as_busy() -> None:
