@@ -207,6 +207,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="protocol tabs without TCP_NODELAY (default: set, as Chromium does)")
     p.add_argument("--trace", default="",
                    help="write a Chromium trace of the first real page in the class phase")
+    p.add_argument("--clients-nice", type=int, default=0,
+                   help="niceness of this process, its protocol followers and its Chromium "
+                        "pages, set after the server started (default 0: the clients compete "
+                        "with the server for the cores; N > 0 models students' own devices, "
+                        "whose CPUs are not the server's, on a one-machine run)")
     p.add_argument("--json", default="", help="append the result as one JSON line")
     args = p.parse_args(argv)
     if args.pages < 1 or args.followers < 1:
@@ -349,7 +354,8 @@ def report(r: dict[str, Any]) -> str:
 
     lines = [f"real followers: {r.get('pages', '?')} Chromium pages (workers "
              f"{r.get('real_workers', '?')}) beside {r.get('followers', '?')} protocol "
-             f"followers; server {r.get('server', '?')}; load avg {r.get('load_start', '?')} "
+             f"followers (clients' niceness {r.get('clients_nice', 0)}); server "
+             f"{r.get('server', '?')}; load avg {r.get('load_start', '?')} "
              f"-> {r.get('load_end', '?')}",
              "| followers (deliveries)             |     n |    p50 |    p95 |    max | lost |",
              "|---|---:|---:|---:|---:|---:|",
@@ -411,13 +417,17 @@ def report(r: dict[str, Any]) -> str:
                 f"server stages, {ph}, worker {w} ({t['n']} moves, {t['members']} labs; medians, "
                 f"p95 in brackets): the room message reaches the worker {t['arrive_ms']:.1f} ms "
                 f"({t['arrive_p95_ms']:.1f}) after the teacher's frame; every card written "
-                f"{t['cards_ms']:.1f} ms ({t['cards_p95_ms']:.1f}) later; every lab's callback "
+                f"{t['cards_ms']:.1f} ms ({t['cards_p95_ms']:.1f}) later, of it on a core "
+                f"{t.get('cards_cpu_ms', math.nan):.1f} ms "
+                f"({t.get('cards_cpu_p95_ms', math.nan):.1f}), "
+                f"a collection inside in {t.get('moves_with_gc', 0)} moves; every lab's callback "
                 f"queued {t['delivered_ms']:.1f} ms ({t['delivered_p95_ms']:.1f}) after arrival")
     return "\n".join(lines)
 
 
 TIMING_LINE = re.compile(r"room timing: pid (\d+) seq (\S+) members (\d+) received ([\d.]+) "
-                         r"cards ([\d.]+) ms delivered ([\d.]+) ms")
+                         r"cards ([\d.]+) ms delivered ([\d.]+) ms"
+                         r"(?: cards_cpu ([\d.]+) ms collections (\d+))?")
 WORKER_LINE = re.compile(r"worker (\w+) pid (\d+)")
 
 
@@ -429,10 +439,11 @@ def room_timing(log: Path | None, sent: dict[str, list[float]]) -> dict[str, Any
         return {}
     text = log.read_text(errors="replace")
     names = {pid: name for name, pid in WORKER_LINE.findall(text)}
-    lines: dict[str, list[tuple[float, int, float, float]]] = {}
-    for pid, _seq, members, recv, cards, delivered in TIMING_LINE.findall(text):
+    lines: dict[str, list[tuple[float, int, float, float, float, int]]] = {}
+    for pid, _seq, members, recv, cards, delivered, cpu, gcs in TIMING_LINE.findall(text):
         lines.setdefault(names.get(pid, pid), []).append(
-            (float(recv), int(members), float(cards), float(delivered)))
+            (float(recv), int(members), float(cards), float(delivered), float(cpu or "nan"),
+             int(gcs or 0)))
     out: dict[str, Any] = {}
     for ph, epochs in sent.items():
         per: dict[str, Any] = {}
@@ -444,11 +455,13 @@ def room_timing(log: Path | None, sent: dict[str, list[float]]) -> dict[str, Any
                     got.append(((hit[0] - s0) * 1e3, *hit[1:]))
             if not got:
                 continue
-            arr, mem, cards, dlv = (list(c) for c in zip(*got, strict=True))
+            arr, mem, cards, dlv, cpu, gcs = (list(c) for c in zip(*got, strict=True))
             per[w] = {"n": len(got), "members": int(pct(mem, .5)),
                       "arrive_ms": pct(arr, .5), "arrive_p95_ms": pct(arr, .95),
                       "cards_ms": pct(cards, .5), "cards_p95_ms": pct(cards, .95),
-                      "delivered_ms": pct(dlv, .5), "delivered_p95_ms": pct(dlv, .95)}
+                      "delivered_ms": pct(dlv, .5), "delivered_p95_ms": pct(dlv, .95),
+                      "cards_cpu_ms": pct(cpu, .5), "cards_cpu_p95_ms": pct(cpu, .95),
+                      "moves_with_gc": sum(1 for g in gcs if g)}
         out[ph] = per
     return out
 
@@ -762,8 +775,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"server up; waited {waited:.0f} s for the pages built ahead "
               f"(full: {srv.log is not None and pools_full(srv.log.read_text(errors='replace'))})",
               file=sys.stderr, flush=True)
+        if args.clients_nice:
+            os.nice(args.clients_nice)  # (the server and its children keep theirs)
         r = asyncio.run(run(args, srv))
         r["settled_s"] = waited
+        r["clients_nice"] = args.clients_nice
     finally:
         srv.stop()
     r.update(gc_pauses(srv.log))

@@ -122,6 +122,8 @@ class RoomLink:
         # a student's card channel (app/room/channel.py) and the room seq it last carried
         self.channel: CardChannel | None = None
         self._pushed = -1
+        self._pushed_snap: Mapping[str, Any] | None = None  # the state of that card
+        self._views_sent = -1  # the room seq whose views went over the channel last
         self._synced = 0  # states applied through Bokeh since the channel was used
 
     # ---- PageLink ------------------------------------------------------------------------
@@ -215,11 +217,13 @@ class RoomLink:
         work, and sends the views in one pass after every card."""
         return self.channel is not None and self._push(msg, views=False)
 
-    def push_views(self, msg: Mapping[str, Any]) -> None:
-        """The rest of the view of the state whose card :meth:`push_card` sent."""
+    def push_views(self) -> None:
+        """The rest of the view of the newest state whose card :meth:`push_card` sent (once:
+        a pass scheduled for an older state sends the newer one's, so a teacher's drag
+        updates the figures as it goes)."""
         sock = self.channel
-        if sock is not None:
-            self._push_views(sock, int(msg.get("seq", -1)), msg.get("snap") or {})
+        if sock is not None and self._pushed_snap is not None and self._views_sent < self._pushed:
+            self._push_views(sock, self._pushed, self._pushed_snap)
 
     def _push(self, msg: Mapping[str, Any], *, views: bool = True) -> bool:
         """Send a state's card over the channel when the page may show it alone (a following
@@ -236,7 +240,7 @@ class RoomLink:
         card = page.preview_html(snap)
         if card is None or not sock.push(channel.card_frame(seq, card)):
             return False
-        self._pushed = seq
+        self._pushed, self._pushed_snap = seq, snap
         if views:
             # The views (made once per process and state, ~10 ms for the first follower)
             # after the card.
@@ -250,8 +254,8 @@ class RoomLink:
         if page is None or sock is not self.channel or seq != self._pushed:
             return  # the channel closed, or a newer state's card went out meanwhile
         views = page.channel_views(snap)
-        if views is not None:
-            sock.push(channel.frame(seq, views))
+        if views is not None and sock.push(channel.frame(seq, views)):
+            self._views_sent = seq
 
     def store_status(self, ok: bool) -> None:
         def run() -> None:
@@ -335,10 +339,13 @@ class RoomLink:
             snap = dict(msg.get("snap") or {})
             q = self.state.question
             snap["question"] = q["id"] if q else ""
-            if self.student and self._pushed == int(msg.get("seq", -2)):
+            seq = int(msg.get("seq", -2))
+            if self.student and self._pushed >= seq:
                 # The page shows the state from the channel: this session takes it only when
-                # it needs it (the student detaches, a tour step, the channel closes).
-                self._full = snap
+                # it needs it (the student detaches, a tour step, the channel closes). (A
+                # newer card than this message already went: nothing of it to show.)
+                if self._pushed == seq:
+                    self._full = snap
                 SLOW_LANE.queue.pop(self, None)
             elif self.student and self._preview(snap):
                 self._full = snap
@@ -388,7 +395,8 @@ class RoomLink:
         if event.new:
             if self.state.reattach() and self._latest is not None:
                 self.state.seq = -1
-                self._pushed = -1  # the page shows its own state: the session takes the room's
+                # the page shows its own state: the session takes the room's
+                self._pushed, self._views_sent = -1, -1
                 self._take(self._latest)
             self._spawn(self._fetch())  # and the newest state
         else:

@@ -1,8 +1,9 @@
 """How a worker hands one room message to its labs (app/room/hub.py ``_dispatch``): every
-following lab's card goes out before any lab's document callback is queued, and the rest of the
-view follows in one pass on a later loop turn, so the last card of 150 does not wait behind
-149 callbacks (benchmarks/real_followers.py: the worker's stages). A lab whose card did not go
-(exploring on its own, a tour step) gets no views and still gets the message."""
+following lab's card goes out before any lab's document callback is queued; for those labs the
+rest (views, then their documents' callbacks) follows ``AFTER_CARDS_S`` later, so the last card
+of 150 does not wait behind 149 callbacks and the cards are relayed before the heavy part
+(benchmarks/real_followers.py: the worker's stages). A lab whose card did not go (exploring on
+its own, a tour step) gets no views and takes the message at once."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
+
+from app.room import hub as hub_mod
 from app.room.hub import RoomHub
 from app.room.state import state_message
 from app.room.store import MemoryStore
@@ -28,7 +32,7 @@ class Lab:
         self.log.append(("card", self.name))
         return self.shows_card
 
-    def push_views(self, msg: Mapping[str, Any]) -> None:
+    def push_views(self) -> None:
         self.log.append(("views", self.name))
 
     def deliver(self, msg: Mapping[str, Any]) -> None:
@@ -41,7 +45,10 @@ class Lab:
         return 1, 1
 
 
-def test_every_card_before_any_callback_and_the_views_after() -> None:
+def test_every_card_before_any_callback_and_the_views_after(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hub_mod, "AFTER_CARDS_S", 0.2)
+
     async def body() -> None:
         hub = RoomHub(MemoryStore(60.0))
         code = "ABC234"
@@ -52,13 +59,21 @@ def test_every_card_before_any_callback_and_the_views_after() -> None:
         text = state_message(3, "t", {"lab": {"sigma": "2"}, "tour": 0, "revealed": True},
                              None)
         hub._dispatch(code, text)
-        kinds = [k for k, _ in log]
-        # in the same turn: six card attempts, then six deliveries; no views yet
-        assert kinds == ["card"] * 6 + ["deliver"] * 6
+        # in the same turn: six card attempts, then the lab without a card takes the message
+        assert [k for k, _ in log] == ["card"] * 6 + ["deliver"]
+        assert log[-1] == ("deliver", "own")
+        t0 = asyncio.get_running_loop().time()
         await asyncio.sleep(0)
         await asyncio.sleep(0)
-        views = [n for k, n in log if k == "views"]
-        assert sorted(views) == [f"l{i}" for i in range(5)]  # not the lab exploring alone
-        assert log[-5:] == [("views", n) for n in views]
+        assert len(log) == 7  # the rest waits while the cards travel
+        while len(log) < 17:
+            assert asyncio.get_running_loop().time() - t0 < 10, log
+            await asyncio.sleep(0.01)
+        assert asyncio.get_running_loop().time() - t0 >= 0.2
+        rest = log[7:]
+        carded = [f"l{i}" for i in range(5)]
+        assert sorted(n for k, n in rest if k == "views") == carded  # not the lab alone
+        assert [k for k, _ in rest] == ["views"] * 5 + ["deliver"] * 5
+        assert sorted(n for k, n in rest if k == "deliver") == carded
 
     asyncio.run(body())
