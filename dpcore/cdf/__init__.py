@@ -71,7 +71,8 @@ HIGH_NOISE_K_MAX = 12
 # on the smooth ones (n = 10^4, eps = 0.1: KS 0.0176 vs 0.0283 bimodal; docs/cdf-results.md).
 HISTOGRAM_EPS_N = 1500.0
 LATTICE_FLAT = 32  # a lattice of at most this many values: one flat histogram level
-# The default method's rule (auto_plan_v2), fixed on the synthetic shapes only
+# The former default's rule (auto_plan_v2; the default is auto_plan_v3, below), fixed on the
+# synthetic shapes only
 # (benchmarks/cdf_auto_rule.py; docs/math.md#automatic-method, docs/cdf-results.md):
 # below HISTOGRAM_EPS_N the PCHIP Laplace histogram with hist_bins_v2 bins; from it, an
 # 8-ary tree (Qardaji, Yang & Li 2013: b around 8-16) with PCHIP inside a cell and depth

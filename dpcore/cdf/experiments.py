@@ -226,8 +226,9 @@ def render(
         "Cells: mean ± sd over seeds. Time: one `estimate` call in ms (includes clipping,",
         "coefficients, noise and post-processing).",
         "",
-        "Methods: `auto (default)` = the rule `auto_plan_v3` (method \"auto\", what /cdf and the "
-        "CDF lesson use, issue 40, docs/math.md#automatic-method): when",
+        "Methods: `auto (default)` = the rule `auto_plan_v3` (method \"auto\", dpcore's default; "
+        "/cdf offers it as \"Automatic choice\" and the CDF lesson describes it, issue 40, "
+        "docs/math.md#automatic-method): when",
         "n*eps < 1500 a Laplace histogram with PCHIP interpolation (auto_bins(n, eps) bins below",
         "n*eps = 300, 32 from 300); from n*eps = 1500 the 8-ary tree (`dpcore.cdf.tree`) of depth",
         "3 / 4 / 5 / 6 (512 / 4096 / 32768 / 262144 leaves) from n*eps = 1500 / 15000 / 150000 /",

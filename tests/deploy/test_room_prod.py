@@ -87,7 +87,11 @@ async def _class(prod: Prod, lab: str, code: str, cookie: str) -> None:
 
     # ---- w2 is killed: its students' connections end -------------------------------------
     victim = prod.pids()["w2"]
-    os.kill(victim, signal.SIGKILL)
+    try:
+        os.kill(victim, signal.SIGKILL)
+    except ProcessLookupError:  # it must not have ended on its own: say how it ended
+        log = prod.text()[-4000:]
+        raise AssertionError(f"w2 (pid {victim}) had already ended:\n{log}") from None
     await asyncio.to_thread(wait_until, lambda: not _alive(victim), 10, "w2 to die")
     await asyncio.to_thread(wait_until, lambda: all(t.closed_by_server for t in gone), 30,
                             "w2's websockets to close")

@@ -26,8 +26,16 @@ SOUND_CHOSEN = {"room": {"room.banner.ended", "room.banner.leading", "room.answe
 # particles whose form follows the final sound of the word before them
 PARTICLE = (r"(?:을|를|이|가|은|는|과|와|으로(?:는|도|서|써)?|로(?:는|도|서|써)?|이나|나|이란|란|"
             r"이라는|라는|이라고|라고|이랑|랑|이든|든|이라도|라도|아|야)(?![가-힣])")
-AFTER_PLACEHOLDER = re.compile(r"\{\{[A-Za-z0-9_]+\}\}\$?" + PARTICLE)
-AFTER_FIELD = re.compile(r"\{[a-z0-9_]+\}" + PARTICLE)
+# a value, or a formula that ends with a value ("$\\varepsilon / (2 \\cdot {{aq_levels}})$를": the
+# formula is read up to its last number), followed by a particle; a parenthesis outside a formula
+# belongs to the word before it ("δ({{sum_delta}})가" takes δ's particle) and is not matched
+AFTER_PLACEHOLDER = re.compile(r"\{\{[A-Za-z0-9_]+\}\}(?:\$|(?:[\s)\]}]|\\right[)\]])+\$)?"
+                               + PARTICLE)
+# the copula's past and polite forms also follow the sound ("“{choice}”였고" / "이었고")
+COPULA = r"(?:였|이었|여서|이어서|예요|이에요)"
+# a field, perhaps inside closing quotes, followed by a particle or the copula (a parenthesis
+# belongs to the word before it: "코드({code})로" takes 코드's particle)
+AFTER_FIELD = re.compile(r"\{[a-z0-9_]+\}[”’\"']*(?:" + PARTICLE + "|" + COPULA + ")")
 FORMAT_SPEC = re.compile(r"\{[a-z0-9_]+:[^}]*[가-힣][^}]*\}")
 AFTER_NUMBER = re.compile(r"[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]" + PARTICLE)
 
@@ -118,7 +126,14 @@ def test_the_particle_checks_can_fail() -> None:
     assert AFTER_PLACEHOLDER.search("평균 {{iso_pool}}로 합칩니다")
     assert AFTER_PLACEHOLDER.search("$\\sigma = {{anes_sigma}}$로 커서")
     assert not AFTER_PLACEHOLDER.search("{{k}}개입니다, {{x}}에서, {{y}}이고, {{z}}배")
+    # issue 39 audit: a formula closing on a value (cdf.ko.toml's AQ budget, once "…)$를 씁니다")
+    assert AFTER_PLACEHOLDER.search("하나가 $\\varepsilon / (2 \\cdot {{aq_levels}})$를 씁니다")
+    assert AFTER_PLACEHOLDER.search("$c_{ {{mp_kmax}} }$는")
+    assert not AFTER_PLACEHOLDER.search("필요한 δ({{sum_delta}})가, 가중치($1/{{st_batches}}$)로")
     assert FORMAT_SPEC.search("K = {k:를} 쓰고") and AFTER_FIELD.search("h = {h}로는")
+    # the lab tour's wrong-prediction line once chose 였 by the answer's sound (issue 39 audit)
+    assert AFTER_FIELD.search("예측은 “{choice}”였고")
+    assert not AFTER_FIELD.search("내 예측: “{choice}”.")
     assert AFTER_NUMBER.search("0.1803로 줄었습니다") and not AFTER_NUMBER.search("3칸입니다")
 
 

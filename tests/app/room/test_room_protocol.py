@@ -328,7 +328,7 @@ async def _tour_ask_and_reveal(base: str) -> None:
     await a.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) is not None)
     await b.wait_text("dp-card-pane", lambda t: wsclient.card_sigma(t) is not None)
     await wait_pushed(a, "Your prediction was right: “fail”")
-    await wait_pushed(b, "예측은 “통과”였고")
+    await wait_pushed(b, "내 예측: “통과”. 실제 답:")
     data = await room_api(base, code, cookie)
     assert data["question"]["revealed"] and data["counts"] == [1, 1]
     await teacher.wait_text("dp-room-dist-pane", lambda t: "(right answer)" in t)
