@@ -29,15 +29,17 @@ PARTICLE = (r"(?:을|를|이|가|은|는|과|와|으로(?:는|도|서|써)?|로(
 # a value, or a formula that ends with a value ("$\\varepsilon / (2 \\cdot {{aq_levels}})$를": the
 # formula is read up to its last number), followed by a particle; a parenthesis outside a formula
 # belongs to the word before it ("δ({{sum_delta}})가" takes δ's particle) and is not matched
+# the copula's short forms follow the sound too ("0.0140였습니다" / "0.0139이었습니다"); its full
+# forms (이었, 입니다, 이고) are right after any value
+COPULA = r"(?:였|여서|예요|이에요)"
 AFTER_PLACEHOLDER = re.compile(r"\{\{[A-Za-z0-9_]+\}\}(?:\$|(?:[\s)\]}]|\\right[)\]])+\$)?"
-                               + PARTICLE)
-# the copula's past and polite forms also follow the sound ("“{choice}”였고" / "이었고")
-COPULA = r"(?:였|이었|여서|이어서|예요|이에요)"
+                               r"(?:" + PARTICLE + "|" + COPULA + ")")
+
 # a field, perhaps inside closing quotes, followed by a particle or the copula (a parenthesis
 # belongs to the word before it: "코드({code})로" takes 코드's particle)
 AFTER_FIELD = re.compile(r"\{[a-z0-9_]+\}[”’\"']*(?:" + PARTICLE + "|" + COPULA + ")")
 FORMAT_SPEC = re.compile(r"\{[a-z0-9_]+:[^}]*[가-힣][^}]*\}")
-AFTER_NUMBER = re.compile(r"[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]" + PARTICLE)
+AFTER_NUMBER = re.compile(r"[0-9⁰¹²³⁴⁵⁶⁷⁸⁹](?:" + PARTICLE + "|" + COPULA + ")")
 
 
 def _concept(cid: str) -> lessons.Concept:
@@ -133,6 +135,8 @@ def test_the_particle_checks_can_fail() -> None:
     assert FORMAT_SPEC.search("K = {k:를} 쓰고") and AFTER_FIELD.search("h = {h}로는")
     # the lab tour's wrong-prediction line once chose 였 by the answer's sound (issue 39 audit)
     assert AFTER_FIELD.search("예측은 “{choice}”였고")
+    assert AFTER_PLACEHOLDER.search("KS는 {{auto_ks}}였습니다")
+    assert not AFTER_PLACEHOLDER.search("KS {{low_pp_ks}}이었고, {{x}}입니다")
     assert not AFTER_FIELD.search("내 예측: “{choice}”.")
     assert AFTER_NUMBER.search("0.1803로 줄었습니다") and not AFTER_NUMBER.search("3칸입니다")
 
