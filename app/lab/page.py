@@ -77,7 +77,9 @@ class LabPage(LabFigures, param.Parameterized):
         self.notice = widgets.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
                                       css_classes=["dp-notices"], visible=False)
         self._build_figures()
-        self.state.param.watch(self._on_state, list(self.state.param))
+        # precedence 1: after the default watchers (0), so a live room's publish (app/lab/follow.py)
+        # is queued before this page's figures are (the class hears of a move first)
+        self.state.param.watch(self._on_state, list(self.state.param), precedence=1)
         self.refresh()
 
     # ---- widgets --------------------------------------------------------------------------

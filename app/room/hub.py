@@ -420,20 +420,10 @@ class RoomHub:
                       question: Any = "keep") -> int | None:
         """Make ``snap`` the room's state (and ``question``, unless "keep"); every lab of the
         room shows it. Returns the new sequence number, None when the room is gone."""
-        if question == "keep":
-            cur = await self.state(code)
-            question = cur.get("question") if cur else None
-            # a tour question belongs to its step
-            if question and question.get("kind") == "tour" and \
-                    str(snap.get("tour")) != question.get("ref"):
-                question = None
-        seq = await self.store.incr(code, "seq")
-        if seq is None:
-            return None
-        text = state_message(seq, origin, snap, question)
-        await self.store.set(code, "state", text)
-        await self.store.publish(code, text)
-        return seq
+        # one round trip with Redis: numbered, stored and published at once (a tour question
+        # belongs to its step: state.kept_question)
+        r = await self.store.publish_state(code, origin, snap, question)
+        return None if r is None else r[0]
 
     async def ask(self, code: str, kind: str, ref: str, n_options: int,
                   answer: int | None) -> dict[str, Any] | None:

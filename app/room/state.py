@@ -36,6 +36,19 @@ def state_message(seq: int, origin: str, snap: Mapping[str, Any],
                       separators=(",", ":"), ensure_ascii=False)
 
 
+def kept_question(current: Mapping[str, Any] | None,
+                  snap: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The question a new state keeps from the ``current`` state message: its question, except
+    a tour question whose step is no longer the snapshot's (a tour question belongs to its step).
+    RedisStore's publish script does the same in Lua (app/room/store.py, _PUBLISH_STATE)."""
+    q = current.get("question") if current else None
+    if not isinstance(q, dict):
+        return None
+    if q.get("kind") == "tour" and str(snap.get("tour")) != str(q.get("ref")):
+        return None
+    return q
+
+
 def ended_message() -> str:
     return json.dumps({"type": "ended"})
 

@@ -20,6 +20,7 @@ A lost Redis raises :class:`StoreDown` from any call; callers keep the page work
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import time
@@ -112,6 +113,24 @@ class RoomStore(ABC):
 
     @abstractmethod
     async def publish(self, code: str, message: str) -> None: ...
+
+    async def publish_state(self, code: str, origin: str, snap: Mapping[str, Any],
+                            question: Any = "keep") -> tuple[int, str] | None:
+        """Number, store and publish a new state of the room (app/room/state.py's message; the
+        question kept from the stored state unless given): ``(seq, message)``, None when the
+        room is gone. RedisStore does it in one round trip, so the class hears of a move as
+        soon as the teacher's worker sends it."""
+        from app.room.state import kept_question, parse_message, state_message
+
+        if question == "keep":
+            question = kept_question(parse_message(await self.get(code, "state")), snap)
+        seq = await self.incr(code, "seq")
+        if seq is None:
+            return None
+        text = state_message(seq, origin, snap, question)
+        await self.set(code, "state", text)
+        await self.publish(code, text)
+        return seq, text
 
     @abstractmethod
     def listen(self) -> AsyncIterator[tuple[str, str]]:
@@ -322,6 +341,40 @@ redis.call('EXPIRE', KEYS[2], ttl)
 redis.call('EXPIRE', KEYS[1], ttl)
 return {1, r}
 """
+# One new room state (RoomStore.publish_state) in one round trip. KEYS: room hash, key set,
+# state, seq; ARGV: ttl, channel, origin (JSON), snap (JSON), the snapshot's tour step, "keep"
+# or the question (JSON). The message is app/room/state.py's state_message byte for byte; a
+# kept question is the stored message's own text after its last field's name (kept_question's
+# rule, read with cjson).
+_PUBLISH_STATE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
+local ttl = tonumber(ARGV[1])
+local q = ARGV[6]
+if q == 'keep' then
+  q = 'null'
+  local cur = redis.call('GET', KEYS[3])
+  if cur then
+    local i = string.find(cur, ',"question":', 1, true)
+    if i then
+      local raw = string.sub(cur, i + 12, -2)
+      local ok, obj = pcall(cjson.decode, raw)
+      if ok and type(obj) == 'table' then
+        if obj.kind ~= 'tour' or tostring(obj.ref) == ARGV[5] then q = raw end
+      end
+    end
+  end
+end
+local seq = redis.call('INCR', KEYS[4])
+local msg = '{"type":"state","seq":' .. seq .. ',"origin":' .. ARGV[3] .. ',"snap":' ..
+  ARGV[4] .. ',"question":' .. q .. '}'
+redis.call('SET', KEYS[3], msg)
+redis.call('SADD', KEYS[2], KEYS[3], KEYS[4])
+for _, k in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('EXPIRE', k, ttl) end
+redis.call('EXPIRE', KEYS[2], ttl)
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('PUBLISH', ARGV[2], msg)
+return {1, seq, msg}
+"""
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2])
@@ -369,6 +422,7 @@ class RedisStore(RoomStore):
         self._create_script = self._redis.register_script(_CREATE)
         self._delete_script = self._redis.register_script(_DELETE)
         self._restore_script = self._redis.register_script(_RESTORE)
+        self._publish_state_script = self._redis.register_script(_PUBLISH_STATE)
 
     @staticmethod
     def _k(code: str, name: str = "") -> str:
@@ -451,6 +505,21 @@ class RedisStore(RoomStore):
 
     async def publish(self, code: str, message: str) -> None:
         await self._call(self._redis.publish(self._k(code, "events"), message))
+
+    async def publish_state(self, code: str, origin: str, snap: Mapping[str, Any],
+                            question: Any = "keep") -> tuple[int, str] | None:
+        def js(v: Any) -> str:  # as state_message writes each part
+            return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+        q = "keep" if question == "keep" else js(dict(question) if question else None)
+        keys = [self._k(code), self._k(code, "keys"), self._k(code, "state"),
+                self._k(code, "seq")]
+        r = await self._call(self._publish_state_script(keys=keys, args=[
+            int(self.ttl_s), self._k(code, "events"), js(origin), js(dict(snap)),
+            str(snap.get("tour")), q]))
+        if not r or int(r[0]) == 0:
+            return None
+        return int(r[1]), str(r[2])
 
     async def listen(self) -> AsyncIterator[tuple[str, str]]:
         import redis.exceptions as rexc

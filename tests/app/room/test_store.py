@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from app.room import store as store_mod
+from app.room.state import kept_question, parse_message, state_message
 from app.room.store import MemoryStore, RedisStore, RoomStore, StoreDown
 
 
@@ -134,3 +135,53 @@ def test_open_store_and_ttl(monkeypatch: pytest.MonkeyPatch) -> None:
         with pytest.raises(ValueError):
             store_mod.room_ttl()
     assert isinstance(store_mod.open_store("redis://127.0.0.1:1/0", 5), RedisStore)
+
+
+def test_publish_state_is_the_state_message_in_one_call(
+        make_store: Callable[..., RoomStore]) -> None:
+    """publish_state numbers, stores and publishes app/room/state.py's message byte for byte
+    (Redis in one script), keeping the stored question by state.kept_question's rule."""
+    tour_q = {"id": "q1", "kind": "tour", "ref": "3", "n": 2, "answer": 1, "revealed": False}
+    quiz_q = {"id": "q2", "kind": "quiz", "ref": "gaussian:q-pure", "n": 4, "answer": None,
+              "revealed": False}
+    snap3 = {"lab": "q=sum&n=4&sigma=1.5", "tour": 3, "revealed": False}
+    snap4 = {"lab": "q=mean&lang=ko&x=\"é,\\\"question\\\":", "tour": 4, "revealed": True}
+
+    async def body(s: RoomStore) -> list[Any]:
+        got: list[str] = []
+
+        async def listen() -> None:
+            async for code, text in s.listen():
+                if code:
+                    got.append(text)
+
+        task = asyncio.create_task(listen())
+        await asyncio.sleep(0.3)  # subscribed
+        await s.delete("ZXCVBN")
+        assert await s.create("ZXCVBN", {"lang": "ko"})
+        out = [await s.publish_state("ZXCVBN", "t1", snap3, tour_q),
+               await s.publish_state("ZXCVBN", "t1", snap3),          # keeps the tour question
+               await s.publish_state("ZXCVBN", "t2", snap4),          # next step: drops it
+               await s.publish_state("ZXCVBN", "t2", snap4, quiz_q),
+               await s.publish_state("ZXCVBN", "t2", snap3)]          # a quiz question stays
+        stored = await s.get("ZXCVBN", "state")
+        for _ in range(100):
+            if len(got) >= 5:
+                break
+            await asyncio.sleep(0.02)
+        await s.delete("ZXCVBN")
+        gone = await s.publish_state("ZXCVBN", "t1", snap3)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, StoreDown):
+            await task
+        return [out, stored, got, gone]
+
+    out, stored, got, gone = run(make_store, body)
+    expected = [state_message(1, "t1", snap3, tour_q), state_message(2, "t1", snap3, tour_q),
+                state_message(3, "t2", snap4, None), state_message(4, "t2", snap4, quiz_q),
+                state_message(5, "t2", snap3, quiz_q)]
+    assert out == [(i + 1, m) for i, m in enumerate(expected)]
+    assert stored == expected[-1]
+    assert got == expected
+    assert gone is None
+    assert kept_question(parse_message(expected[1]), snap4) is None
