@@ -1,4 +1,5 @@
-
+(function () {
+  "use strict";
     function deepAll(sel) {
       const out = [], stack = [document];
       while (stack.length) {
@@ -144,7 +145,10 @@
       };
       proto._dpShown = true;
     }
-    export function render({ model }) {
+    // The page's settings (app/shell/template.py page_setup_json): the page language, the
+    // sidebar toggle's and region's names, the skip link's text, the phone width, the log10
+    // sliders.
+    function setup(model) {
       try { releaseOnlySliders(); } catch (e) { /* BokehJS's own behaviour stays */ }
       try { quietAutoRanges(); } catch (e) { /* BokehJS's own behaviour stays */ }
       try { shownOnPaper(); } catch (e) { /* the print keeps Bokeh's flex columns */ }
@@ -153,15 +157,12 @@
         try { nameWidgets(logSliders); } catch (e) { /* never break */ }
         try { markAllShown(); } catch (e) { /* never break */ }
       };
+      // (this runs before the page's views exist: the scan is frequent for the first 20 s)
       let tick = 0;
-      const timer = setInterval(() => { tick += 1; if (tick <= 12 || tick % 5 === 0) scan(); },
-                                800);
+      setInterval(() => { tick += 1; if (tick <= 25 || tick % 5 === 0) scan(); }, 800);
       document.addEventListener("focusin", scan);
       setTimeout(scan, 0);
-      model.on("remove", () => { clearInterval(timer);
-                                 document.removeEventListener("focusin", scan); });
-      document.documentElement.lang = model.lang;
-      model.on("lang", () => { document.documentElement.lang = model.lang; });
+      if (model.lang) document.documentElement.lang = model.lang;
       const sb = document.getElementById("sidebar");
       const btn = document.getElementById("sidebar-button");
       if (sb && btn && !btn.dataset.dpReady) {
@@ -223,11 +224,22 @@
       window.addEventListener("beforeprint", before);
       window.addEventListener("afterprint", after);
       printing.addEventListener("change", media);
-      model.on("remove", () => {
-        window.removeEventListener("beforeprint", before);
-        window.removeEventListener("afterprint", after);
-        printing.removeEventListener("change", media);
-      });
-      return document.createElement("span");
     }
+    // A classic script deferred after BokehJS (app/shell/template.py): it runs when the page's
+    // HTML is parsed, before Bokeh builds the document's views (DOMContentLoaded), so the
+    // prototypes above are changed before any view is made.
+    function start() {
+      const el = document.getElementById("dp-page-setup");
+      if (!el || el.dataset.dpStarted) return;
+      el.dataset.dpStarted = "1";
+      let settings;
+      try { settings = JSON.parse(el.textContent); } catch (e) { return; }
+      setup(settings);
+    }
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", start);
+    } else {
+      start();
+    }
+})();
     

@@ -429,7 +429,7 @@ def follow_later(doc: Any, link: PageLink) -> bool:
     objects = link.attach(LabFollowable(lab))
     main = tmpl.main[0]  # app.shell.template.page: one Column holds the main area
     main.objects = [*objects, *main.objects]
-    layout.refresh_header(tmpl, lab.lang, "/lab")  # its switches keep the room
+    layout.refresh_header(tmpl, lab.lang, "/lab", doc)  # its switches keep the room
     fragment = lab.first_paint()
     tmpl.first_paint = fragment
     if hasattr(doc.template, "fragment"):  # app.shell.first_paint.FirstPaintTemplate

@@ -32,6 +32,7 @@ own server.
 from __future__ import annotations
 
 import html
+import json
 import os
 from typing import Any
 
@@ -41,8 +42,15 @@ import param
 from app.shell import assets, urls
 from app.shell.assets import asset_url
 from app.shell.i18n import LANGUAGES, t
-from app.shell.options import bad_options, current_query, is_dark, is_large, kept_query, option
-from app.shell.plainjs import PlainJS
+from app.shell.options import (
+    bad_options,
+    current_query,
+    is_dark,
+    is_large,
+    kept_query,
+    option,
+    session_args,
+)
 from app.shell.resources import install_mathjax_filter, strip_web_fonts
 
 ACCENT = "#0b4f6c"
@@ -98,11 +106,28 @@ def nav_html(lang: str, path: str, query: str) -> str:
     )
 
 
-HEADER_CSS = '\n' + "<style>" + assets.text("dplab-header.css") + "</style>"
+HEADER_CSS_TEXT = assets.text("dplab-header.css")
+HEADER_CSS = '\n' + "<style>" + HEADER_CSS_TEXT + "</style>"  # inside the pane (DPLAB_FAST_JS=1)
+
+# The header's markup is a function of (language, path, the address's query) alone: made once
+# per such address and process (a class opens the same few addresses), not once per page.
+_HEADERS: dict[tuple[Any, ...], str] = {}
+_HEADERS_MAX = 512
 
 
-def header(lang: str, path: str) -> pn.pane.HTML:
-    """Navigation + language + large-type switches (plain links: keyboard operable)."""
+def header_html(lang: str, path: str) -> str:
+    """The header's markup for the current session's address: navigation + language +
+    large-type + theme switches (plain links: keyboard operable)."""
+    key = (lang, path, tuple(session_args().items()))
+    markup = _HEADERS.get(key)
+    if markup is None:
+        if len(_HEADERS) >= _HEADERS_MAX:
+            _HEADERS.clear()
+        markup = _HEADERS[key] = _header_markup(lang, path)
+    return markup
+
+
+def _header_markup(lang: str, path: str) -> str:
     nav = nav_html(lang, path, kept_query(lang))
     langs = " ".join(
         _link(current_query(lang=code), t(f"common.lang.{code}", lang), current=code == lang,
@@ -122,48 +147,62 @@ def header(lang: str, path: str) -> pn.pane.HTML:
                   onclick=_JS_SET_PARAM.format(k="theme", v=theme_v))
     nav_label = html.escape(t("common.nav.label", lang))
     cls = "dp-header dp-large" if large else "dp-header"
-    body = (f'{HEADER_CSS}<div class="{cls}"><nav aria-label="{nav_label}">'
+    return (f'<div class="{cls}"><nav aria-label="{nav_label}">'
             f'{nav}</nav><span class="dp-switch" role="group" '
             f'aria-label="{html.escape(t("common.lang.label", lang))}">{langs}</span>'
             f'<span class="dp-switch">{size} {theme}</span></div>')
-    return pn.pane.HTML(body, margin=(0, 10), sizing_mode="stretch_width")
 
 
-def refresh_header(tmpl: Any, lang: str, path: str) -> None:
+def header(lang: str, path: str) -> pn.pane.HTML:
+    """The header as a Panel pane (only with DPLAB_FAST_JS=1, Panel's own template; ours
+    writes :func:`header_html` into the page's HTML)."""
+    return pn.pane.HTML(HEADER_CSS + header_html(lang, path), margin=(0, 10),
+                        sizing_mode="stretch_width")
+
+
+def refresh_header(tmpl: Any, lang: str, path: str, doc: Any = None) -> None:
     """Make the header of a page from :func:`page` again for the current session's address
-    (its switches keep the whole query: a page built before its address was known)."""
-    row = tmpl.header[0]
-    row[0].object = header(lang, path).object
+    (its switches keep the whole query: a page built before its address was known).
+    ``doc``: the page's document (default: Panel's current one); call before its HTML is
+    rendered."""
+    markup = header_html(lang, path)
+    if FAST_JS:
+        tmpl.header[0].object = HEADER_CSS + markup
+        return
+    tmpl._render_variables["dp_header"] = markup
+    doc = doc if doc is not None else pn.state.curdoc
+    if doc is not None:
+        doc.template_variables["dp_header"] = markup
 
 
-class HtmlLang(PlainJS):
-    """Sets ``<html lang>`` to the page language (Panel's base template hard-codes "en"),
-    so screen readers pronounce Korean pages as Korean."""
+# The page setup (assets/dplab-page-setup.js, a classic script deferred after BokehJS):
+# - ``<html lang>`` (also written by the server: app.shell.first_paint.set_html_lang);
+# - the sidebar toggle becomes a keyboard-operable button with a label and ``aria-expanded``;
+# - below ``PHONE_MAX_PX`` the sidebar starts folded (one column on a phone);
+# - the skip link to the main area, the landmarks' names;
+# - names and values of Bokeh's widgets for screen readers (a log10 slider reads its value);
+# - before printing every ``<details>`` (also inside Panel's shadow roots) is opened, and
+#   closed again afterwards, so Ctrl+P prints folded tables too.
+# Its settings travel as a JSON text in the page's HTML (``<script type="application/json"
+# id="dp-page-setup">``): no component, no Bokeh model, no root per page.
+PAGE_SETUP_JS = "dplab-page-setup.js"
+_SETUPS: dict[tuple[Any, ...], str] = {}
 
-    lang = param.String(default="ko", doc="BCP 47 language of the page.")
 
-    _esm = assets.path("dplab-html-lang.js")
-
-
-class PageSetup(HtmlLang):
-    """``<html lang>`` (as :class:`HtmlLang`), plus what the template lacks:
-
-    - the sidebar toggle becomes a keyboard-operable button with a label and ``aria-expanded``;
-    - below ``PHONE_MAX_PX`` the sidebar starts folded (one column on a phone);
-    - before printing every ``<details>`` (also inside Panel's shadow roots) is opened, and
-      closed again afterwards, so Ctrl+P prints folded tables too.
-    """
-
-    sidebar_label = param.String(default="Controls", doc="Accessible name of the sidebar toggle.")
-    phone_max = param.Integer(default=PHONE_MAX_PX, bounds=(0, 4000),
-                              doc="Widest viewport (px) that starts with the sidebar folded.")
-    region_label = param.String(default="Controls", doc="Accessible name of the sidebar.")
-    skip_label = param.String(default="Skip to content",
-                              doc="Text of the skip link to the main area.")
-    log_sliders = param.Dict(default={}, doc="CSS class of a log10 slider -> the symbol of its "
-                             "value, for aria-valuetext ('σ = 2.5' instead of '0.4').")
-
-    _esm = assets.path("dplab-page-setup.js")
+def page_setup_json(lang: str, log_sliders: dict[str, str] | None = None) -> str:
+    """The page setup's settings as JSON, safe inside a ``<script>`` element (one text per
+    language and sliders, made once per process). ``log_sliders``: CSS class of a log10
+    slider -> the symbol of its value, for aria-valuetext ('σ = 2.5' instead of '0.4')."""
+    key = (lang, tuple(sorted((log_sliders or {}).items())))
+    text = _SETUPS.get(key)
+    if text is None:
+        text = _SETUPS[key] = json.dumps({
+            "lang": lang, "sidebar_label": t("common.sidebar.toggle", lang),
+            "skip_label": t("common.skip", lang),
+            "region_label": t("common.sidebar.region", lang),
+            "phone_max": PHONE_MAX_PX, "log_sliders": dict(key[1]),
+        }, ensure_ascii=False).replace("</", "<\\/")
+    return text
 
 
 def option_notice(lang: str, bad: list[tuple[str, str]]) -> pn.pane.HTML:
@@ -219,12 +258,24 @@ class _Template(pn.template.FastListTemplate):
         from app.shell import first_paint
         from app.shell.first_paint import FirstPaintTemplate
 
-        document = super()._init_doc(doc, comm, title, notebook, location)
+        # Our page template embeds no Location root (no page of ours reads or sets
+        # pn.state.location: app/shell/address.py keeps the address); Panel's own does.
+        document = super()._init_doc(doc, comm, title, notebook, location if FAST_JS else False)
         if (first_paint.ENABLED and not notebook
                 and not isinstance(document.template, FirstPaintTemplate)):
             document.template = FirstPaintTemplate.wrap(document.template, self.first_paint,
                                                         self.page_lang)
         return document
+
+
+def _setup_element(settings: str) -> str:
+    return f'<script type="application/json" id="dp-page-setup">{settings}</script>'
+
+
+def _stretches(obj: Any) -> bool:
+    """A Panel component that fills the width with no margin (as the area's Column would)."""
+    return (isinstance(obj, pn.viewable.Viewable) and getattr(obj, "sizing_mode", None)
+            == "stretch_width" and getattr(obj, "margin", None) in (0, (0, 0), (0, 0, 0, 0)))
 
 
 def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any] | None = None,
@@ -244,24 +295,25 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
     if bad and option_notice_shown:
         main = [option_notice(lang, bad), *main]
     # One root per area: the template adds every item as a separate document root, and each
-    # root re-walks the whole model graph (37 sidebar items cost ~1 s per page load).
+    # root re-walks the whole model graph (37 sidebar items cost ~1 s per page load). An area
+    # of one item that stretches as the Column would is that root itself (/lab's sidebar).
     main_root = pn.Column(*main, sizing_mode="stretch_width", margin=0)
-    side_root = [pn.Column(*sidebar, sizing_mode="stretch_width", margin=0)] if sidebar else []
+    side_root: list[Any] = []
+    if sidebar:
+        side_root = ([sidebar[0]] if len(sidebar) == 1 and _stretches(sidebar[0])
+                     else [pn.Column(*sidebar, sizing_mode="stretch_width", margin=0)])
     large = is_large()
-    head = pn.Row(header(lang, path),
-                  PageSetup(lang=lang, sidebar_label=t("common.sidebar.toggle", lang),
-                            skip_label=t("common.skip", lang),
-                            region_label=t("common.sidebar.region", lang),
-                            log_sliders=log_sliders or {},
-                            width=0, height=0, margin=0),
-                  sizing_mode="stretch_width", margin=0)
+    setup = page_setup_json(lang, log_sliders)
+    # The header's links are in the HTML the server sends (dp_header in
+    # assets/dplab-list-template.html): no pane, no row, no shadow root, no root for them.
+    head = [header(lang, path)] if FAST_JS else []
     tmpl = _Template(
         title=title,
         site="dplab",
         site_url="/" + kept_query(lang),
         main=[main_root],
         sidebar=side_root,
-        header=[head],
+        header=head,
         accent=ACCENT,
         design=DESIGN,
         font=FONT_STACK,
@@ -278,6 +330,8 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
         busy_indicator=None,
         first_paint=first_paint,
         page_lang=lang,
+        # (Panel's own template has no place of ours: the settings go in its sidebar's footer)
+        **({"sidebar_footer": _setup_element(setup)} if FAST_JS else {}),
     )
     if not FAST_JS:
         tmpl.config.css_files.append(asset_url(TOKENS_CSS))
@@ -289,6 +343,11 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
     tmpl.config.js_files["dplab_widget_aria"] = asset_url(WIDGET_ARIA_JS)
     # The sidebar's landmark name in the HTML the server sends (assets/dplab-list-template.html)
     tmpl._render_variables["dp_region_label"] = t("common.sidebar.region", lang)
+    tmpl.config.js_files["dplab_page_setup"] = asset_url(PAGE_SETUP_JS)
+    if not FAST_JS:
+        tmpl._render_variables["dp_header"] = header_html(lang, path)
+        tmpl._render_variables["dp_setup"] = _setup_element(setup)
+        tmpl.config.raw_css.append(HEADER_CSS_TEXT)
     tmpl.config.raw_css.append(FRAME_CSS)  # inline: the menu survives a failed style sheet
     if large:
         tmpl.config.raw_css.append(LARGE_CSS)

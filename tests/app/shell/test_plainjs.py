@@ -29,7 +29,7 @@ def components() -> list[type[PlainJS]]:
 
 def test_every_component_of_the_app_is_plain_js() -> None:
     names = {c.__name__ for c in components()}
-    assert {"ControlPanel", "ExportBar", "KeyBridge", "HtmlLang", "PageSetup",
+    assert {"ControlPanel", "ExportBar", "KeyBridge",
             "UploadBox", "DensityPlot", "CurvePlot", "SimPlot"} <= names
     for mod in (app.cdf.widgets, app.lab.controls, app.lab.views, app.shell.exportbar,
                 app.shell.template, app.shell.tour, app.shell.widgets):
