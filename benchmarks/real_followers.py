@@ -212,6 +212,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         "pages, set after the server started (default 0: the clients compete "
                         "with the server for the cores; N > 0 models students' own devices, "
                         "whose CPUs are not the server's, on a one-machine run)")
+    p.add_argument("--clients-idle", action="store_true",
+                   help="run this process, its protocol followers and its Chromium pages under "
+                        "SCHED_IDLE (Linux, set after the server started): they run only when "
+                        "the server's processes leave a core free, the nearest a one-machine "
+                        "run comes to students' devices with CPUs of their own")
     p.add_argument("--json", default="", help="append the result as one JSON line")
     args = p.parse_args(argv)
     if args.pages < 1 or args.followers < 1:
@@ -354,7 +359,8 @@ def report(r: dict[str, Any]) -> str:
 
     lines = [f"real followers: {r.get('pages', '?')} Chromium pages (workers "
              f"{r.get('real_workers', '?')}) beside {r.get('followers', '?')} protocol "
-             f"followers (clients' niceness {r.get('clients_nice', 0)}); server "
+             f"followers (clients' niceness {r.get('clients_nice', 0)}"
+             f"{', SCHED_IDLE' if r.get('clients_idle') else ''}); server "
              f"{r.get('server', '?')}; load avg {r.get('load_start', '?')} "
              f"-> {r.get('load_end', '?')}",
              "| followers (deliveries)             |     n |    p50 |    p95 |    max | lost |",
@@ -777,9 +783,12 @@ def main(argv: Sequence[str] | None = None) -> None:
               file=sys.stderr, flush=True)
         if args.clients_nice:
             os.nice(args.clients_nice)  # (the server and its children keep theirs)
+        if args.clients_idle:  # inherited by Chromium and Playwright's driver, started later
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         r = asyncio.run(run(args, srv))
         r["settled_s"] = waited
         r["clients_nice"] = args.clients_nice
+        r["clients_idle"] = args.clients_idle
     finally:
         srv.stop()
     r.update(gc_pauses(srv.log))
