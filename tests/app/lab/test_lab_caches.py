@@ -40,20 +40,6 @@ def test_density_and_simulation_caches_keep_eps_dependent_parts_fresh() -> None:
     assert big.n == lc.SIM_CACHE_MAX_N + 1
 
 
-def test_cached_bokeh_defaults_share_nothing_mutable() -> None:
-    from app.serve.upstream_patches import cache_bokeh_defaults
-
-    cache_bokeh_defaults()
-    from bokeh.models import Div, Slider
-
-    a, b = Div(), Div()
-    assert a.id != b.id  # generated defaults are never cached
-    a.css_classes.append("x")
-    assert list(b.css_classes) == []
-    assert a.text == "" and Slider(start=0, end=1, value=0).step == 1
-    assert Div(text="y").text == "y"
-
-
 def test_set_data_sends_only_the_columns_that_changed() -> None:
     from bokeh.document import Document
     from bokeh.models import ColumnDataSource
