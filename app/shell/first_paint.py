@@ -30,6 +30,7 @@ benchmarks/first_load.py (figures in the README).
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Callable
@@ -78,18 +79,10 @@ def defer_scripts(page: str) -> str:
     head, rest = page[:head_end], page[head_end:]
     # The <head> of every page of one address is the same text (scripts, style sheets, the
     # title): its two regular-expression passes (~1 ms) run once per distinct head.
-    done = _DEFERRED_HEADS.get(head)
-    if done is None:
-        if len(_DEFERRED_HEADS) >= _DEFERRED_HEADS_MAX:
-            _DEFERRED_HEADS.clear()
-        done = _DEFERRED_HEADS[head] = _defer_head(head)
-    return done + rest
+    return _defer_head(head) + rest
 
 
-_DEFERRED_HEADS: dict[str, str] = {}
-_DEFERRED_HEADS_MAX = 64
-
-
+@functools.lru_cache(maxsize=64)
 def _defer_head(head: str) -> str:
     def add_defer(m: re.Match[str]) -> str:
         attrs = m.group(1) + "src=" + m.group(2)
