@@ -1,6 +1,6 @@
 // The teacher's room page (/teach?room=CODE, app/room/poll_pages.py): the results of the
 // current private poll and the class's CDF, polled from the room's API (the HTML is made and
-// escaped by the server: app/room/poll_render.py). The degree slider only shows another
+// escaped by the server: app/room/poll_cdf.py). The degree slider only shows another
 // degree of the same release (every degree was computed from the one release: post-
 // processing, no privacy cost). "Show the true CDF" fetches the NOT private comparison.
 (function () {

@@ -2,24 +2,29 @@
 
 Every control writes into :class:`app.cdf.state.CDFState` through ``set_input`` (which checks);
 a rejected value leaves the state as it was, with one message under its control.
+
+This module builds the sidebar's widgets, wires each to its state name, takes every value into
+the state (``_input``), shows the rejections under their controls and syncs the widgets back
+from the state. Two parts with their own concerns are mixins of :class:`CDFControls`: the
+values released only once they settle (the ε slider, the selects that spend; their notes) in
+:mod:`app.cdf.controls_settle`, and the uploaded file's widgets and actions in
+:mod:`app.cdf.controls_upload`.
 """
 
 from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import panel as pn
 import param
-from panel.io.state import set_curdoc
 
 from app.cdf import views
+from app.cdf.controls_settle import SETTLING_SELECTS, SettlingControls
+from app.cdf.controls_upload import UploadControls
 from app.cdf.inputs import DATASETS, METHOD_CHOICES, STREAM_MODES, UPLOAD
 from app.cdf.panes import text_pane
-from app.cdf.upload import suggest_spacing
-from app.cdf.widgets import SettleNote, UploadBox
 from app.shell import assets
 from app.shell.numbers import fmt_input
 from app.shell.widgets import (
@@ -36,16 +41,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# A slider value is released once it settles: this long after its last step (a held or
-# repeated arrow key), or at once on pointer up or Enter (assets/dplab-cdf-settle.js).
-SETTLE_MS = 600
-
-# The selects whose every change is a release (a new data source, method or column): a value
-# is released once it settles, as the ε slider's (a focused select changes its value at each
-# arrow key press). Name in the state -> the CSS class of the select.
-SETTLING_SELECTS = {"dataset": "dp-cdf-dataset", "method": "dp-cdf-method",
-                    "upload_column": "dp-cdf-column"}
-
 # Labels and button texts that wrap on a phone in projector type (Bokeh keeps them on one line).
 WRAP_CSS = assets.text("dplab-cdf-wrap.css")
 
@@ -53,7 +48,7 @@ CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "u
             "upload_hi", "stream_parts", "lattice_h")
 
 
-class CDFControls:
+class CDFControls(SettlingControls, UploadControls):
     """Controls of :class:`app.cdf.page.CDFPage` (a mixin: it reads the page's state and
     language)."""
 
@@ -101,20 +96,7 @@ class CDFControls:
                                              css_classes=["dp-cdf-new-noise"], **wide)
         self.w_auto = pn.widgets.Checkbox(label=self.tr("cdf.ctl.auto_degree"), value=s.auto_degree,
                                           css_classes=["dp-cdf-auto"])
-        # the ε slider's value not yet released, and the browser's "settled" (SETTLE_MS)
-        self.eps_pending: float | None = None
-        self._settle_gen = 0
-        self.eps_note = SettleNote(on_settle=lambda v: self._safe(self._eps_settled, v),
-                                   slider_class="dp-cdf-eps-slider", margin=(0, 10),
-                                   sizing_mode="stretch_width", css_classes=["dp-cdf-eps-note"])
-        # the selects' values not yet released (SETTLING_SELECTS), each with its note
-        self.select_pending: dict[str, Any] = {}
-        self._select_gen = dict.fromkeys(SETTLING_SELECTS, 0)
-        self.select_notes = {
-            name: SettleNote(on_settle=self._settled_handler(name), slider_class=cls,
-                             control_kind="select", margin=(0, 10),
-                             sizing_mode="stretch_width", css_classes=[f"{cls}-note"])
-            for name, cls in SETTLING_SELECTS.items()}
+        self._build_settle_notes()
         self.w_degree = ImmediateIntSlider(label=self.tr("cdf.ctl.degree"), start=0, end=64,
                                            value=s.degree,
                                            css_classes=["dp-cdf-degree-slider"],
@@ -138,30 +120,7 @@ class CDFControls:
         self.w_all = pn.widgets.Button(label=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"],
                                        stylesheets=[views.CSS], max_width=900,
                                        sizing_mode="stretch_width")
-        # upload
-        self.w_upload = UploadBox(
-            on_file=self._on_upload, on_error=self._on_upload_error,
-            button_text=self.tr("cdf.up.button"), hint_text=self.tr("cdf.up.hint"),
-            busy_text=self.tr("cdf.up.busy"), sizing_mode="stretch_width")
-        self.w_column = pn.widgets.Select(label=self.tr("cdf.up.column"), options=[],
-                                          css_classes=["dp-cdf-column"], visible=False, **wide)
-        self.w_lo = ImmediateText(label=self.tr("cdf.up.lo"), value="", css_classes=["dp-cdf-lo"],
-                         visible=False, **wide)
-        self.w_hi = ImmediateText(label=self.tr("cdf.up.hi"), value="", css_classes=["dp-cdf-hi"],
-                         visible=False, **wide)
-        self.w_unit = ImmediateText(label=self.tr("cdf.up.unit"), value="",
-                                    css_classes=["dp-cdf-unit"],
-                           visible=False, **wide)
-        self.w_range = pn.widgets.Button(label=self.tr("cdf.up.use_range"),
-                                         css_classes=["dp-cdf-use-range"], visible=False, **wide)
-        self.w_forget = pn.widgets.Button(label=self.tr("cdf.up.forget"),
-                                          css_classes=["dp-cdf-forget"], visible=False, **wide)
-        # a column of whole numbers: the value spacing is OFFERED (off until accepted, one click)
-        self.spacing_note = text_pane("", margin=(0, 10), visible=False,
-                                      css_classes=["dp-cdf-spacing-suggest"])
-        self.w_spacing = pn.widgets.Button(label=self.tr("cdf.up.spacing.accept", h="1"),
-                                           css_classes=["dp-cdf-accept-spacing"], visible=False,
-                                           **wide)
+        self._build_upload_widgets()
         # stream
         self.w_stream_mode = pn.widgets.RadioButtonGroup(
             label=self.tr("cdf.stream.mode"), value=s.stream_mode,
@@ -292,155 +251,6 @@ class CDFControls:
             self._errors[control] = problem
         self._show_errors()
 
-    # ---- the ε slider: a release once the value settles -------------------------------------
-    def _eps_slid(self, value: float) -> None:
-        """A step of the ε slider (each arrow press arrives as one): pending until it settles
-        (SETTLE_MS after the last step, or pointer up / Enter); nothing is released or booked
-        before."""
-        if self._syncing:
-            return
-        self._settle_gen += 1
-        if value == self.state.eps and "eps" not in self._errors:
-            self._set_pending(None)  # back at the released value: nothing to release
-            return
-        self._set_pending(value)
-        doc = pn.state.curdoc
-        if doc is None or doc.session_context is None:
-            return  # no session (tests): settle_eps() releases
-        gen = self._settle_gen
-
-        def due() -> None:
-            if gen == self._settle_gen:
-                with set_curdoc(doc):
-                    self._safe(self.settle_eps)
-
-        doc.add_timeout_callback(due, SETTLE_MS)
-
-    def _eps_settled(self, value: float) -> None:
-        """The browser says the slider settled (pointer up, Enter) at ``value``: release it now
-        (whether or not its step has arrived yet)."""
-        value = round(min(max(value, self.w_eps_slider.start), self.w_eps_slider.end), 4)
-        self._settle_gen += 1
-        if value == self.state.eps and "eps" not in self._errors:
-            self._set_pending(None)
-            return
-        self._set_pending(value)
-        self.settle_eps()
-
-    def settle_eps(self) -> None:
-        """Release the pending ε value (the ledger books it); nothing when none is pending."""
-        value = self.eps_pending
-        if value is None:
-            return
-        self._set_pending(None)
-        self._input("eps", value)
-
-    def _set_pending(self, value: float | None) -> None:
-        self.eps_pending = value
-        text = "" if value is None else self.tr("cdf.ctl.eps_pending", eps=fmt_input(value),
-                                               released=fmt_input(self.state.eps))
-        if self.eps_note.text != text:
-            self.eps_note.text = text
-
-    # ---- the selects that spend: a release once the choice settles (as the ε slider) --------
-    def _select(self, name: str) -> Any:
-        return {"dataset": self.w_dataset, "method": self.w_method,
-                "upload_column": self.w_column}[name]
-
-    def _select_released(self, name: str, value: Any) -> bool:
-        """``value`` is what the state holds and nothing is rejected under its control."""
-        control = "upload" if name == "upload_column" else name
-        return bool(value == getattr(self.state, name) and control not in self._errors)
-
-    def _settled_handler(self, name: str) -> Callable[[Any], None]:
-        return lambda shown: self._safe(self._select_settled, name, shown)
-
-    def _select_changed(self, name: str, value: Any) -> None:
-        """A new choice in a select that spends (each arrow press on a focused select is one):
-        pending until it settles (SETTLE_MS after the last change, or an option picked / Enter:
-        the browser says so); nothing is released or booked before. Without a session
-        (scripts, tests) there is no pause to wait for: released at once."""
-        if self._syncing:
-            return
-        self._select_gen[name] += 1
-        if self._select_released(name, value):
-            self._set_select_pending(name, None)  # back at the released choice
-            return
-        self._set_select_pending(name, value)
-        gen = self._select_gen[name]
-
-        def due() -> None:
-            if gen == self._select_gen[name]:
-                self._safe(self.settle_select, name)
-
-        if not self._after_pause(due):
-            self.settle_select(name)
-
-    def _after_pause(self, fn: Callable[[], None]) -> bool:
-        """Run ``fn`` SETTLE_MS from now in this session (False: no session, nothing done)."""
-        doc = pn.state.curdoc
-        if doc is None or doc.session_context is None:
-            return False
-
-        def due() -> None:
-            with set_curdoc(doc):
-                fn()
-
-        doc.add_timeout_callback(due, SETTLE_MS)
-        return True
-
-    def _select_settled(self, name: str, shown: str) -> None:
-        """The browser says the select settled (an option picked, Enter) on the option shown
-        as ``shown``: release it now (whether or not its change has arrived yet)."""
-        options = self._select_options(name)
-        by_value = {str(v): v for v in options.values()}
-        if shown in options:
-            value = options[shown]
-        elif shown in by_value:
-            value = by_value[shown]
-        else:
-            return  # not an option of this select (any more): nothing to release
-        self._select_gen[name] += 1
-        if self._select_released(name, value):
-            self._set_select_pending(name, None)
-            return
-        self._set_select_pending(name, value)
-        self.settle_select(name)
-
-    def _select_options(self, name: str) -> dict[str, Any]:
-        """The select's options, label -> value."""
-        opts = self._select(name).options
-        return dict(opts) if isinstance(opts, dict) else {str(o): o for o in opts}
-
-    def settle_select(self, name: str) -> None:
-        """Release the select's pending choice (the ledger books it); nothing when none."""
-        if name not in self.select_pending:
-            return
-        value = self.select_pending.pop(name)
-        self._set_select_pending(name, None)
-        self._input(name, value)
-
-    def _drop_pending_data_choice(self) -> None:
-        """An upload or its removal changes the data source: a pending choice of data source
-        or column is dropped (never released later)."""
-        for name in ("dataset", "upload_column"):
-            self._select_gen[name] += 1
-            self._set_select_pending(name, None)
-
-    def _set_select_pending(self, name: str, value: Any) -> None:
-        text = ""
-        if value is None:
-            self.select_pending.pop(name, None)
-        else:
-            self.select_pending[name] = value
-            labels = {v: k for k, v in self._select_options(name).items()}
-            now = getattr(self.state, name)
-            text = self.tr("cdf.ctl.select_pending", choice=labels.get(value, str(value)),
-                           released=labels.get(now, str(now)))
-        note = self.select_notes[name]
-        if note.text != text:
-            note.text = text
-
     def _typed(self, name: str, widget: Any, text: str) -> None:
         if text != widget.value:
             self._editing.add(name)
@@ -484,76 +294,6 @@ class CDFControls:
                                     "outline-offset": "2px"}
             self.plot.styles = {"opacity": "0.6" if stale else "1"}
 
-    def _on_upload(self, filename: str, payload: bytes) -> None:
-        self._drop_pending_data_choice()  # the page switches to the file: a choice is void
-        problem = self.state.load_upload(filename, payload)
-        self._upload_error = problem
-        self._errors.pop("upload", None)
-        self._sync_widgets()
-        self._refresh_upload()
-
-    def _on_upload_error(self, key: str, fmt: dict[str, Any]) -> None:
-        self._upload_error = (key, fmt)
-        self._refresh_upload()
-
-    def _use_range(self) -> None:
-        r = self.state.data_range()
-        if r is None:
-            return
-        lo, hi = r
-        if lo == hi:  # every record equal: widen so that lo < hi (still taken from the data)
-            lo, hi = lo - 0.5, hi + 0.5
-        self.state.param.update(upload_lo=lo, upload_hi=hi)
-        self.range_note.visible = True
-
-    def spacing_suggestion(self) -> float | None:
-        """The value spacing to offer for the uploaded column (None: nothing to offer).
-
-        Offered when the column holds whole numbers and the public bounds are whole numbers
-        (``app.cdf.upload.suggest_spacing``), and not yet declared; never applied without the
-        student's click.
-        """
-        s = self.state
-        up = s.upload
-        if s.dataset != UPLOAD or up is None or s.upload_column not in up.names:
-            return None
-        h = suggest_spacing(up.column(s.upload_column), s.upload_lo, s.upload_hi)
-        if h is None or (s.lattice and s.granularity() == h):
-            return None
-        return h
-
-    def _accept_spacing(self) -> None:
-        """One click: declare the suggested spacing (a public choice, recorded in the release)."""
-        h = self.spacing_suggestion()
-        if h is None:
-            return
-        self._input("lattice_h", fmt_input(h))
-        if "lattice_h" not in self._errors:
-            self._input("lattice", True)
-
-    def _sync_spacing(self) -> None:
-        h = self.spacing_suggestion()
-        self.w_spacing.visible = self.spacing_note.visible = h is not None
-        if h is None:
-            return
-        label = self.tr("cdf.up.spacing.accept", h=fmt_input(h))
-        if self.w_spacing.label != label:
-            self.w_spacing.label = label
-        note = (f'<p class="dp-cdf-small dp-cdf-spacing-note">'
-                f'{html.escape(self.tr("cdf.up.spacing.suggest", column=self.state.upload_column, h=fmt_input(h)))}'  # noqa: E501
-                "</p>")
-        if self.spacing_note.object != note:
-            self.spacing_note.object = note
-
-    def _forget(self) -> None:
-        self._drop_pending_data_choice()
-        self.state.forget_upload()
-        self._upload_error = None
-        self.range_note.visible = False
-        self._sync_widgets()
-        self._refresh_upload()
-        self.refresh(None)
-
     def _sync_widgets(self) -> None:
         s = self.state
         self._syncing = True
@@ -585,32 +325,7 @@ class CDFControls:
             self.w_stream_mode.value = s.stream_mode
             self.w_n.disabled = not s.is_synthetic
             self.w_new_data.disabled = not s.is_synthetic
-            up = s.upload
-            show_up = up is not None
-            shown: tuple[pn.viewable.Viewable, ...] = (
-                self.w_column, self.w_lo, self.w_hi, self.w_unit, self.w_range, self.w_forget)
-            for shown_w in shown:
-                shown_w.visible = show_up
-            if up is not None:
-                labels = {}
-                for col in up.columns:
-                    mark = "" if col.usable else " ⚠"
-                    labels[f"{col.name}{mark}"] = col.name
-                self.w_column.options = labels
-                if s.upload_column in up.names:
-                    self.w_column.value = pend.get("upload_column", s.upload_column)
-                lo = "" if s.upload_lo is None else fmt_input(s.upload_lo)
-                hi = "" if s.upload_hi is None else fmt_input(s.upload_hi)
-                # a bound being typed is never overwritten (the other one may just have been
-                # committed: its check must not put the server's value into this field)
-                if ({"upload_lo"} - set(self._errors) - self._editing
-                        and self.w_lo.value != lo):
-                    self.w_lo.value = lo
-                if ({"upload_hi"} - set(self._errors) - self._editing
-                        and self.w_hi.value != hi):
-                    self.w_hi.value = hi
-                if "upload_unit" not in self._editing and self.w_unit.value != s.upload_unit:
-                    self.w_unit.value = s.upload_unit
+            self._sync_upload_fields()
             self.w_add.label = self.tr(f"cdf.stream.add.{s.stream_mode}")
             self.w_add.disabled = s.stream_steps >= s.stream_parts
             self._sync_spacing()

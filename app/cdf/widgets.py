@@ -106,7 +106,7 @@ class SettleNote(PlainJS):
     control has settled (assets/dplab-cdf-settle.js): pointer up or Enter on a slider's handle,
     an option picked or Enter on a select.
 
-    The server keeps the pending value and its 600 ms pause (app/cdf/controls.py); this
+    The server keeps the pending value and its 600 ms pause (app/cdf/controls_settle.py); this
     component only shows ``text`` and passes each "settled" message, with the value shown on
     the control (a number for a slider, the option's text as the select holds it for a
     select), to ``on_settle``.

@@ -31,6 +31,9 @@ from app.room import codes, guard, roster, tokens
 from app.room import poll as P
 from app.room import poll_render as R
 from app.room.hub import get_hub
+from app.room.poll_cdf import cdf_html, truth_html
+from app.room.poll_results import past_table, results_html
+from app.room.poll_student import student_ask_html, student_cdf_html, student_poll_html
 from app.room.store import StoreDown
 from app.shell import csvsafe
 from app.shell.i18n import t
@@ -300,7 +303,7 @@ class PollApiHandler(_TeacherApi):
             if fmt:
                 return self.fail(404, "no poll")
             self.finish(json.dumps({"poll": None, "html": "<p>" + _e(t("poll.res.none", lang))
-                                    + "</p>" + R.past_table(past, lang)}))
+                                    + "</p>" + past_table(past, lang)}))
             return
         out = {k: res[k] for k in ("model", "eps", "n", "reported", "estimate", "ci95")}
         out.update(delta=res["delta"], clipped=res["clipped"], open=res["open"], id=res["id"],
@@ -322,7 +325,7 @@ class PollApiHandler(_TeacherApi):
             self.set_header("Content-Disposition", f'attachment; filename="poll-{code}.json"')
             self.finish(json.dumps(out, ensure_ascii=False, indent=1))
             return
-        out["html"] = R.results_html(poll, res, lang) + R.past_table(past, lang)
+        out["html"] = results_html(poll, res, lang) + past_table(past, lang)
         self.finish(json.dumps(out, ensure_ascii=False, allow_nan=False))
 
 
@@ -372,9 +375,9 @@ class CdfApiHandler(_TeacherApi):
             out["release"] = {k: rel[k] for k in ("id", "method", "eps", "delta", "n",
                                                   "degree", "mechanism", "sensitivity", "norm",
                                                   "noise_scale")}
-        out["html"] = R.cdf_html(rel, led, ask, n_values, lang)
+        out["html"] = cdf_html(rel, led, ask, n_values, lang)
         if truth is not None and rel and ask:
-            out["truth_html"] = R.truth_html(rel, ask, truth, lang)
+            out["truth_html"] = truth_html(rel, ask, truth, lang)
         self.finish(json.dumps(out, ensure_ascii=False))
 
 
@@ -409,11 +412,11 @@ async def public_state(code: str, lang: str) -> tuple[int, str]:
             "poll": None if poll is None else {
                 "id": poll["id"], "open": bool(poll["open"]), "eps": poll["eps"],
                 "model": poll["model"], "k": poll["k"]},
-            "poll_html": R.student_poll_html(poll, lang),
+            "poll_html": student_poll_html(poll, lang),
             "ask": None if ask is None else {"id": ask["id"], "open": bool(ask["open"])},
-            "ask_html": R.student_ask_html(ask, lang),
+            "ask_html": student_ask_html(ask, lang),
             "cdf": None if rel is None else {"id": rel["id"]},
-            "cdf_html": R.student_cdf_html(rel, ask, lang),
+            "cdf_html": student_cdf_html(rel, ask, lang),
             "ledger_text": (t("poll.student.ledger", lang, count=led["count"],
                               eps=R.num(led["eps"], 4), delta=f"{led['delta']:.3g}")
                             if led["count"] else ""),

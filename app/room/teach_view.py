@@ -39,6 +39,8 @@ from app.room import poll as P
 from app.room import poll_render as R
 from app.room import roster
 from app.room.hub import get_hub
+from app.room.poll_cdf import cdf_projector_html
+from app.room.poll_results import manipulation_html
 from app.room.questions import question_text
 from app.room.render import distribution_html, qr_svg
 from app.room.state import QuestionText, RoomView
@@ -327,7 +329,7 @@ def projector_poll_html(poll: Mapping[str, Any], res: Mapping[str, Any], joined:
              t("poll.res.spent_central", lang, eps=R.num(eps),
                delta=f"{float(res['delta']):g}"))
     return (f'<section class="dp-proj-item dp-proj-poll" data-poll="{_e(poll["id"])}">{head}{body}'
-            f'<p class="dp-proj-spent">{_e(spent)}</p>{R.manipulation_html(poll, n, lang)}'
+            f'<p class="dp-proj-spent">{_e(spent)}</p>{manipulation_html(poll, n, lang)}'
             f'</section>')
 
 
@@ -350,7 +352,7 @@ def projector_cdf_html(d: RoomData, lang: str) -> str:
     if rel is None:
         parts.append(f'<p class="dp-proj-waiting">{_e(t("poll.cdf.none", lang))}</p>')
     else:
-        parts.append(R.cdf_projector_html(rel, d.ledger, ask, lang))
+        parts.append(cdf_projector_html(rel, d.ledger, ask, lang))
     rid = _e((rel or {}).get("id", ""))
     return (f'<section class="dp-proj-item dp-proj-cdf" data-release="{rid}">{"".join(parts)}'
             f'</section>')

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from app.cdf import controls
+from app.cdf import controls_settle
 from app.cdf.page import CDFPage
 from app.cdf.state import CDFState
 from app.shell.i18n import t
@@ -37,9 +37,9 @@ def label(page: CDFPage, name: str, value: str) -> str:
 
 
 def test_the_selects_that_spend_are_watched() -> None:
-    assert set(controls.SETTLING_SELECTS) == {"dataset", "method", "upload_column"}
+    assert set(controls_settle.SETTLING_SELECTS) == {"dataset", "method", "upload_column"}
     page = CDFPage(state=CDFState(n=2000), lang="en")
-    for name, cls in controls.SETTLING_SELECTS.items():
+    for name, cls in controls_settle.SETTLING_SELECTS.items():
         note = page.select_notes[name]
         assert note.slider_class == cls and note.control_kind == "select"
         assert cls in page._select(name).css_classes

@@ -9,7 +9,7 @@ import re
 import param
 import pytest
 
-from app.cdf import controls, views
+from app.cdf import controls_settle, views
 from app.cdf.page import CDFPage
 from app.cdf.state import CDFState
 from app.shell.i18n import t
@@ -78,7 +78,7 @@ def test_a_typed_eps_replaces_the_pending_slider_value() -> None:
 
 
 def test_settle_pause_is_a_few_hundred_ms() -> None:
-    assert 300 <= controls.SETTLE_MS <= 1000
+    assert 300 <= controls_settle.SETTLE_MS <= 1000
 
 
 def _uploaded(lang: str) -> tuple[CDFState, CDFPage]:

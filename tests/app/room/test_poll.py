@@ -180,12 +180,12 @@ def test_formula_names_the_class_share_pi_hat_and_says_clipping_biases_it(lang: 
     import html
     import re
 
-    from app.room import poll_render
+    from app.room import poll_results
     from app.shell.i18n import t
 
     poll = P.new_poll(question="q", preset="", eps=math.log(3))
     res = P.results(poll, {f"s{i}": "1" for i in range(12)})
-    page = html.unescape(re.sub(r"<[^>]+>", " ", poll_render.results_html(poll, res, lang)))
+    page = html.unescape(re.sub(r"<[^>]+>", " ", poll_results.results_html(poll, res, lang)))
     formula = t("poll.res.formula2", lang, p="0.7500", q="0.2500")
     assert formula in page
     assert "p̂" not in page and "π̂ = (ȳ − (1 − p)) / (2p − 1)" in formula
@@ -199,10 +199,10 @@ def test_formula_names_the_class_share_pi_hat_and_says_clipping_biases_it(lang: 
     sign = {"ko": "%", "en": " %"}[lang]
     assert re.search(r"[−-]50\.0" + sign, page)
     big = re.search(r'class="dp-poll-estimate">([^<]+)<',
-                    poll_render.results_html(poll, res, lang))
+                    poll_results.results_html(poll, res, lang))
     assert big and big.group(1) == "0.0" + sign
     k3 = P.new_poll(question="q", preset="", eps=1.0, kind="choice", options=["a", "b", "c"])
     text = t("poll.res.formulak", lang, p="0.5761", q="0.2119")
     assert "π̂ = (ȳ − q) / (p − q)" in text and words[1] in text
-    assert text in html.unescape(poll_render.results_html(
+    assert text in html.unescape(poll_results.results_html(
         k3, P.results(k3, {"s1": "0", "s2": "1"}), lang))
