@@ -109,7 +109,7 @@ def _real(name: str) -> tuple[np.ndarray, float | None]:
         None if g is None else g / (hi - lo))
 
 
-# label -> (method, options); "auto" is the default method (the rule auto_plan_v3)
+# label -> (method, options); "auto" is the default method (the rule auto_plan_v4)
 METHODS: dict[str, tuple[str, dict[str, object]]] = {
     "auto": ("auto", {}),
 }
@@ -117,6 +117,7 @@ EXTRA: dict[str, tuple[str, dict[str, object]]] = {
     "pp": ("pp", {}),
     "auto_v1": ("auto_v1", {}),
     "auto_v2": ("auto_v2", {}),
+    "auto_v3": ("auto_v3", {}),
     "tree b=2": ("tree", {"branching": 2, "leaves": 4096}),
     "tree b=4": ("tree", {"branching": 4, "leaves": 4096}),
     "tree b=2 leaves=16384": ("tree", {"branching": 2, "leaves": 16384}),
@@ -131,6 +132,12 @@ EXTRA: dict[str, tuple[str, dict[str, object]]] = {
        for d in (5, 6, 7, 8)},
     **{f"t16d{d}": ("tree", {"branching": 16, "leaves": 16**d, "interpolation": "pchip",
                              "noise": "laplace"}) for d in (2, 3, 4)},
+    # the same 8-ary trees with the details' shrinkage (lam 1.5), "edges" and "centred" layout
+    # (auto_plan_v4's candidates, 2026-12-05)
+    **{f"t8d{d}s": ("tree", {"branching": 8, "leaves": 8**d, "interpolation": "pchip",
+                             "shrink": 1.5}) for d in (3, 4, 5, 6)},
+    **{f"t8d{d}sc": ("tree", {"branching": 8, "leaves": 8**d, "interpolation": "pchip",
+                              "shrink": 1.5, "layout": "centred"}) for d in (3, 4, 5, 6)},
 }
 
 

@@ -23,7 +23,7 @@ from dpcore.cdf import (
     METHODS,
     TREE_BRANCHING,
     TREE_DEPTH_FROM_V3,
-    auto_plan_v3,
+    auto_plan_v4,
     estimate,
     hist_bins_v2,
     legendre,
@@ -337,7 +337,7 @@ def _paper(v: dict[str, str]) -> None:
     # the "sketch the private CDF" activity: bimodal, n = 1000, eps = 0.1, the default method,
     # seeds 1 (app/lesson/sketch.py draws the same release)
     xs = sample("bimodal", 1000, _data_rng())
-    plan = auto_plan_v3(1000, 0.1, DELTA)
+    plan = auto_plan_v4(1000, 0.1, DELTA)
     est = estimate(xs, bounds=(0.0, 1.0), eps=0.1, delta=DELTA, method="auto", rng=_noise_rng())
     v["sk_method"] = plan.method
     v["sk_bins"] = str(plan.k_max)
@@ -365,7 +365,7 @@ REAL_NAMES = {"anes96_age": ("ANES 1996 응답자 나이", "ANES 1996 ages"),
 
 
 def _auto_rule(v: dict[str, str]) -> None:
-    """The constants of the default rule (dpcore.cdf.auto_plan_v3), as the lesson prints them."""
+    """The constants of the default rule (dpcore.cdf.auto_plan_v4), as the lesson prints them."""
     v["few_bins_neps"] = sig(FEW_BINS_EPS_N)
     v["many_bins"] = str(MANY_BINS)
     v["tree_b"] = str(TREE_BRANCHING)
@@ -489,7 +489,7 @@ def values() -> dict[str, str]:
     v["raw64_max"] = sig(float(raw64.max()), 4)
     v["raw64_drop"] = sig(float(np.max(-np.diff(raw64))), 2)
 
-    # the default "auto" (auto_plan_v3) on the reference data: n eps = 10^4, the 8-ary tree
+    # the default "auto" (auto_plan_v4) on the reference data: n eps = 10^4, the 8-ary tree
     est_auto = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="auto",
                         rng=_noise_rng())
     plan = est_auto.info["plan"]
@@ -552,7 +552,7 @@ def values() -> dict[str, str]:
     _both(v, "small_sigma", sigma_small)
     v["small_sens"] = sig(1.0 / n_small)
     v["small_neps"] = sig(n_small * EPS)
-    plan_small = auto_plan_v3(n_small, EPS, DELTA)
+    plan_small = auto_plan_v4(n_small, EPS, DELTA)
     v["small_auto_method"] = plan_small.method
     v["small_auto_bins"] = str(plan_small.k_max)
     v["small_ratio"] = sig(sigma_small / sigma, 3)
@@ -621,7 +621,7 @@ def values() -> dict[str, str]:
     _paper(v)
 
     # quiz: n = 1000, eps = 0.5 falls below the histogram threshold
-    plan_q = auto_plan_v3(1000, 0.5, DELTA)
+    plan_q = auto_plan_v4(1000, 0.5, DELTA)
     v["q_neps"] = sig(1000 * 0.5)
     v["q_method"] = plan_q.method
     v["q_bins"] = str(plan_q.k_max)

@@ -13,14 +13,17 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          leaves, noise, interpolation.
 * "mpl"  matching pursuit with local atoms (B-splines, dyadic steps, Legendre) as
          post-processing of one binary-tree release (``dpcore.cdf.mp_local``).
-* "auto" the default (``auto_plan_v3``, from public n, eps, delta and granularity only): when
+* "auto" the default (``auto_plan_v4``, from public n, eps, delta and granularity only): when
          n*eps < 1500 a Laplace histogram with PCHIP interpolation (hist_bins_v2 bins);
          otherwise an 8-ary tree whose depth grows with n*eps (TREE_DEPTH_FROM_V3: 512 to
-         262144 leaves), PCHIP inside a cell; with a public granularity the tree on the
-         lattice (the lattice rule of auto_plan_v2, unchanged).  Fixed on synthetic shapes
-         only against OpenDP's tree and diffprivlib's histogram (issue 40,
-         benchmarks/cdf_auto_rule.py --analyse-peers); docs/cdf-results.md.
-* "auto_v2" the former default (``auto_plan_v2``): the same, with the depth bands
+         262144 leaves) on the centred cell layout (``tree.leaf_index``), its details
+         shrunk toward the coarser level (block James-Stein, TREE_SHRINK; post-processing)
+         and PCHIP inside a cell; with a public granularity the tree on the lattice (the
+         lattice rule of auto_plan_v2, unchanged).  Fixed on synthetic shapes only against
+         OpenDP's tree and diffprivlib's histogram (issue 40); docs/cdf-results.md.
+* "auto_v3" the former default (``auto_plan_v3``): the same release on the "edges" layout,
+         plain least squares (no shrinkage).  Kept for comparison.
+* "auto_v2" the former default (``auto_plan_v2``): as auto_v3, with the depth bands
          TREE_DEPTH_FROM (64 to 32768 leaves).  Kept for comparison (the /cdf page and the CDF
          lesson describe the default's bands, TREE_DEPTH_FROM_V3).
 * "auto_v1" the former default (``auto_plan``, from public n, eps, delta only): a Laplace
@@ -54,13 +57,13 @@ from dpcore.cdf.quantiles import estimate_aq
 from dpcore.cdf.tree import estimate_tree
 
 __all__ = ["ALL_METHODS", "METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan",
-           "auto_plan_v2", "auto_plan_v3", "clip_data", "estimate", "hist_bins_v2",
+           "auto_plan_v2", "auto_plan_v3", "auto_plan_v4", "clip_data", "estimate", "hist_bins_v2",
            "lattice_estimate", "tree_depth_v2", "tree_depth_v3"]
 
 METHODS = ("auto", "pp", "mp", "hq", "aq")
 #: Every method ``estimate`` accepts (METHODS, the page's list, plus the tree, local MP and the
 #: former automatic rules).
-ALL_METHODS = (*METHODS, "auto_v1", "auto_v2", "tree", "mpl")
+ALL_METHODS = (*METHODS, "auto_v1", "auto_v2", "auto_v3", "tree", "mpl")
 
 # Released degree for the automatic method (the degree actually used is chosen from the noisy
 # coefficients by pp.auto_degree, so K_max only needs to be large enough).
@@ -88,6 +91,15 @@ TREE_DEPTH_FROM = ((HISTOGRAM_EPS_N, 2), (3000.0, 3), (60000.0, 4), (300000.0, 5
 # on every continuous shape.  Each switch point is half-way (geometrically) between measured
 # n*eps values: 15000 (10^4 | 2 10^4), 150000 (10^5 | 2 10^5), 1.5e6 (10^6 | 2 10^6).
 TREE_DEPTH_FROM_V3 = ((HISTOGRAM_EPS_N, 3), (15000.0, 4), (150000.0, 5), (1500000.0, 6))
+# The default since 2026-12-05 (auto_plan_v4, issue 40): the same trees (TREE_DEPTH_FROM_V3),
+# a better estimate from them.  Shrinkage of each block of 8 children toward the PCHIP
+# prediction from the level above (tree.shrink_details, lam = TREE_SHRINK; post-processing),
+# and the "centred" cell layout (tree.leaf_index: 2^a 5^b cells centred on round fractions of
+# the range).  Measured on the synthetic grid against the cells' OpenDP columns, 3 seeds
+# (docs/cdf-results.md): lam = 1, 1.5, 2 gave KS geometric means 0.765 / 0.760 / 0.768 vs
+# the best tree (v3: 0.945 in the same run); 1.5 is kept.
+TREE_SHRINK = 1.5
+TREE_LAYOUT_V4 = "centred"
 # Below this n*eps the histogram keeps auto_bins(n, eps) bins (7 at n*eps = 100), above it 32.
 FEW_BINS_EPS_N = 300.0
 MANY_BINS = 32
@@ -129,8 +141,9 @@ class AutoPlan:
 
     ``method`` is "hq" (then ``k_max`` is the bin count), "tree" (then ``k_max`` is the
     number of leaves, ``noise`` "gaussian" or "laplace", ``noise_sd`` the noise standard
-    deviation of every released node and, on a lattice, ``group`` the lattice values per
-    leaf) or "pp".
+    deviation of every released node, on a lattice ``group`` the lattice values per
+    leaf, and ``shrink`` / ``layout`` the post-processing and cell layout of
+    ``tree.estimate_tree``) or "pp".
     """
 
     noise: str
@@ -140,6 +153,9 @@ class AutoPlan:
     method: str = "pp"
     #: On a public lattice: consecutive lattice values per tree leaf (1: one leaf per value).
     group: int = 1
+    #: Tree only: lam of the details' shrinkage (0: plain least squares) and the cell layout.
+    shrink: float = 0.0
+    layout: str = "edges"
 
 
 def auto_plan(n: int, eps: float, delta: float) -> AutoPlan:
@@ -255,7 +271,8 @@ def _tree_plan(n: int, eps: float, delta: float, depth: int) -> AutoPlan:
 
 
 def auto_plan_v3(n: int, eps: float, delta: float, lattice_size: int | None = None) -> AutoPlan:
-    """The default method's plan (issue 40) from public n, eps, delta and granularity only.
+    """The former default's plan (issue 40, 2026-12-04; method "auto_v3") from public n, eps,
+    delta and granularity only.
 
     * A public lattice (``lattice_size``): the lattice rule of ``auto_plan_v2``, unchanged.
     * n * eps < HISTOGRAM_EPS_N (1500): as ``auto_plan_v2`` (the PCHIP Laplace histogram with
@@ -273,16 +290,45 @@ def auto_plan_v3(n: int, eps: float, delta: float, lattice_size: int | None = No
     return _tree_plan(n, eps_v, delta_v, tree_depth_v3(n, eps_v))
 
 
+def auto_plan_v4(n: int, eps: float, delta: float, lattice_size: int | None = None) -> AutoPlan:
+    """The default method's plan (issue 40, 2026-12-05) from public n, eps, delta and
+    granularity only.
+
+    * A public lattice, or n * eps < HISTOGRAM_EPS_N (1500): as ``auto_plan_v3`` (the lattice
+      rule and the PCHIP Laplace histogram of ``auto_plan_v2``).
+    * Otherwise the release of ``auto_plan_v3`` (the 8-ary tree of depth
+      ``tree_depth_v3(n, eps)``, noise by the smaller per-node variance) on the centred cell
+      layout (TREE_LAYOUT_V4, ``tree.leaf_index``), estimated with the details' shrinkage
+      (``tree.shrink_details``, lam = TREE_SHRINK) and PCHIP inside a cell.
+    The node noise and so the certified (eps, delta) are those of ``auto_plan_v3``: the
+    layout is public and the shrinkage post-processing.  Fixed on the synthetic shapes only
+    (docs/cdf-results.md).  Domain: as ``auto_plan_v2``.  The former rule is
+    ``auto_plan_v3`` (method "auto_v3"), unchanged.
+    """
+    eps_v, delta_v = check_privacy(eps, delta)
+    plan = auto_plan_v3(n, eps_v, delta_v, lattice_size)
+    if lattice_size is not None or plan.method != "tree":
+        return plan
+    return replace(plan, shrink=TREE_SHRINK, layout=TREE_LAYOUT_V4,
+                   reason=plan.reason + f", centred cells, details shrunk (lam {TREE_SHRINK:g})")
+
+
+#: The planner of each automatic method, by name (looked up when called).
+_RULES: dict[str, str] = {"auto": "auto_plan_v4", "auto_v1": "auto_plan_v4",
+                          "auto_v2": "auto_plan_v2", "auto_v3": "auto_plan_v3"}
+
+
 def _estimate_auto(
     data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
     granularity: float | None = None, method_name: str = "auto",
 ) -> CDFEstimate:
-    """"auto", the default (``auto_plan_v3``), and "auto_v2", the former (``auto_plan_v2``)."""
+    """"auto", the default (``auto_plan_v4``), and the former "auto_v3" (``auto_plan_v3``) and
+    "auto_v2" (``auto_plan_v2``); "auto_v1" on a lattice takes the default's lattice rule."""
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
     lattice = None if granularity is None else check_granularity((clipped.lo, clipped.hi),
                                                                  granularity)
-    rule = auto_plan_v2 if method_name == "auto_v2" else auto_plan_v3
+    rule: Callable[..., AutoPlan] = globals()[_RULES[method_name]]
     plan = rule(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
     if plan.method == "tree":
         if lattice is not None:
@@ -294,7 +340,8 @@ def _estimate_auto(
         est = estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                             branching=b, leaves=max(plan.k_max, 3),
                             granularity=None if lattice is None else lattice.h,
-                            interpolation="pchip", group=plan.group)
+                            interpolation="pchip", group=plan.group, shrink=plan.shrink,
+                            layout=plan.layout)
         return replace(est, method=method_name, info={**est.info, "plan": plan})
     if plan.method == "hq":
         est = estimate_hq(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
@@ -338,10 +385,20 @@ def _estimate_auto_v2(
                           granularity=granularity, method_name="auto_v2")
 
 
+def _estimate_auto_v3(
+    data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
+    granularity: float | None = None,
+) -> CDFEstimate:
+    """"auto_v3": the former default (``auto_plan_v3``), kept for comparison."""
+    return _estimate_auto(data, bounds=bounds, eps=eps, delta=delta, rng=rng,
+                          granularity=granularity, method_name="auto_v3")
+
+
 _DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
     "auto": _estimate_auto,
     "auto_v1": _estimate_auto_v1,
     "auto_v2": _estimate_auto_v2,
+    "auto_v3": _estimate_auto_v3,
     "pp": pp.estimate_pp,
     "mp": estimate_mp,
     "hq": estimate_hq,
@@ -354,11 +411,12 @@ _OPTIONS = {
     "auto": (),
     "auto_v1": (),
     "auto_v2": (),
+    "auto_v3": (),
     "pp": ("k_max", "degree", "noise"),
     "mp": ("families", "k_max", "max_atoms", "noise"),
     "hq": ("bins", "noise", "interpolation"),
     "aq": ("quantiles",),
-    "tree": ("branching", "leaves", "noise", "interpolation", "group"),
+    "tree": ("branching", "leaves", "noise", "interpolation", "group", "shrink", "layout"),
     "mpl": ("leaves", "max_atoms"),
 }
 
@@ -404,7 +462,7 @@ def _estimate_on_lattice(
     if method == "tree":
         return estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                              granularity=lattice.h, **options)  # type: ignore[arg-type]
-    if method in ("auto", "auto_v1", "auto_v2"):
+    if method in ("auto", "auto_v1", "auto_v2", "auto_v3"):
         return _estimate_auto(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                               granularity=lattice.h, method_name=method)
     xs, n_off = snapped_values(clipped, lattice)

@@ -36,6 +36,7 @@ N_SYNTH = 10_000
 # label -> (method, options)
 METHODS: dict[str, tuple[str, dict[str, object]]] = {
     "auto (default)": ("auto", {}),
+    "auto_v3 (former default)": ("auto_v3", {}),
     "auto_v2 (former default)": ("auto_v2", {}),
     "auto_v1 (former default)": ("auto_v1", {}),
     "pp (auto degree)": ("pp", {}),
@@ -226,16 +227,20 @@ def render(
         "Cells: mean ± sd over seeds. Time: one `estimate` call in ms (includes clipping,",
         "coefficients, noise and post-processing).",
         "",
-        "Methods: `auto (default)` = the rule `auto_plan_v3` (method \"auto\", dpcore's default; "
+        "Methods: `auto (default)` = the rule `auto_plan_v4` (method \"auto\", dpcore's default; "
         "/cdf offers it as \"Automatic choice\" and the CDF lesson describes it, issue 40, "
         "docs/math.md#automatic-method): when",
         "n*eps < 1500 a Laplace histogram with PCHIP interpolation (auto_bins(n, eps) bins below",
         "n*eps = 300, 32 from 300); from n*eps = 1500 the 8-ary tree (`dpcore.cdf.tree`) of depth",
         "3 / 4 / 5 / 6 (512 / 4096 / 32768 / 262144 leaves) from n*eps = 1500 / 15000 / 150000 /",
-        "1.5e6, PCHIP inside a cell, Gaussian or Laplace by the smaller node variance. At",
+        "1.5e6, Gaussian or Laplace by the smaller node variance, on the centred cell layout,",
+        "its details shrunk toward the coarser level (block James-Stein, lam 1.5;",
+        "post-processing), PCHIP inside a cell. At",
         "n = 10,000: the 32-bin histogram at eps = 0.1 (n*eps = 1000), the tree of depth 3 at",
-        "eps = 0.5 and 1, of depth 4 at eps = 2 and 8. `auto_v2 (former default)` = the rule",
-        "`auto_plan_v2` (method \"auto_v2\"): the same with depth 2 / 3 / 4 / 5 from n*eps =",
+        "eps = 0.5 and 1, of depth 4 at eps = 2 and 8. `auto_v3 (former default)` = the rule",
+        "`auto_plan_v3` (method \"auto_v3\"): the same trees, \"edges\" layout, plain least",
+        "squares. `auto_v2 (former default)` = the rule",
+        "`auto_plan_v2` (method \"auto_v2\"): as auto_v3 with depth 2 / 3 / 4 / 5 from n*eps =",
         "1500 / 3000 / 60000 / 300000 (depth 3 at eps = 0.5, 1, 2, depth 4 at eps = 8).",
         "`auto_v1 (former default)` = the first",
         "rule `auto_plan` (method \"auto_v1\"): the same histogram rule below n*eps = 1500 but",

@@ -46,7 +46,8 @@ def test_auto_section_explains_the_tree_and_no_longer_says_pp(lang: str) -> None
     for name in ("tree_from_3", "tree_from_6", "auto_depth", "auto_node_sd_tex", "many_bins",
                  f"vd_ec_auto_{lang}", "ec_bimodal_mid_auto"):
         assert "{{" + name + "}}" in body
-    assert "auto_plan_v3" in body and "auto_v1" in body and "auto_v2" in body
+    assert "auto_plan_v4" in body and "auto_v1" in body and "auto_v2" in body
+    assert "auto_v3" in body
     text = _section(lang, "auto")
     assert not re.search(r"auto picks PP|auto가 PP를 고를", text)
     assert lessons.values("cdf")["auto_leaves"] in text

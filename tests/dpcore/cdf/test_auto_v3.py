@@ -1,4 +1,5 @@
-"""The default's rule since issue 40 (auto_plan_v3): its switch points, and properties.
+"""The rule of issue 40 (auto_plan_v3, the default 2026-12-04 to 2026-12-05, now method
+"auto_v3"; its depth bands are the default auto_plan_v4's): switch points and properties.
 
 Public numbers only (n, eps, delta, the lattice size); the former rule auto_plan_v2 is kept
 unchanged as method "auto_v2".
@@ -93,7 +94,7 @@ def test_the_lattice_rule_is_v2s(n: int, eps: float, size: int) -> None:
     assert auto_plan_v3(n, eps, 1e-6, size) == auto_plan_v2(n, eps, 1e-6, size)
 
 
-def test_estimate_auto_uses_v3_and_auto_v2_keeps_the_former_rule() -> None:
+def test_estimate_auto_has_v3s_trees_and_auto_v2_keeps_the_former_rule() -> None:
     x = np.random.default_rng(3).beta(0.5, 0.5, 20_000)
     new = estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=1)  # n eps = 20000
     old = estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=1, method="auto_v2")

@@ -47,7 +47,7 @@ def test_default_method_is_auto_histogram_then_tree() -> None:
     assert est.release.values.size == plan.k_max == 32  # n eps >= 300: 32 bins
     assert est.info["interpolation"] == "pchip"
     # n = 2000 at eps = 1: n eps >= 1500, the 8-ary tree of depth 3 (8 + 64 + 512 nodes
-    # released; auto_plan_v3, issue 40)
+    # released; auto_plan_v3's trees, the default auto_plan_v4, issue 40)
     big = np.random.default_rng(2).uniform(0, 100, 2000)
     est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
     assert est.method == "auto"
