@@ -65,7 +65,7 @@ export function render({ model, el }) {
     plot.appendChild(svgEl("path", { d: pathOf(px, qs.map(f.sy)), fill: "none",
       stroke: look.d1, "stroke-width": 4, "stroke-dasharray": "6 4", class: "dp-dens-d1" }));
     svg.appendChild(plot);
-    holder.replaceChildren(svg);  // laid out: the labels can measure their text now
+    holder.replaceChildren(svg);  // attached: the labels take the page's font
     if (inside && d.t >= d.lo && d.t <= d.hi) {
       const tx = f.sx(d.t);
       svg.appendChild(svgEl("line", { x1: tx, x2: tx, y1: box.top, y2: box.top + f.ph,

@@ -129,20 +129,37 @@ function drawFrame(svg, box, x, y, look) {
   return { sx, sy, pw, ph };
 }
 
+// A label's box without asking the page's layout: getBBox() on a text just appended made the
+// browser lay out the whole page (~10 ms on /lab) once per label, and a following page redraws
+// four figures per teacher move (benchmarks/real_followers.py --trace: 8 layouts a move). A
+// canvas measures the same font's advance and ascent/descent without touching the page.
+const FONT_FAMILY = 'system-ui, "Noto Sans KR", sans-serif';
+let measureCtx = null;
+let pageFamily = "";  // the family the page's style gives the figures' text (read once)
+
+function textBox(svg, text, x, y, size, anchor) {
+  if (!measureCtx) measureCtx = document.createElement("canvas").getContext("2d");
+  if (!pageFamily && svg.isConnected) pageFamily = getComputedStyle(svg).fontFamily;
+  measureCtx.font = `${size}px ${pageFamily || FONT_FAMILY}`;
+  const m = measureCtx.measureText(text);
+  const up = m.fontBoundingBoxAscent || size * 0.9;
+  const down = m.fontBoundingBoxDescent || size * 0.25;
+  const left = anchor === "end" ? x - m.width : anchor === "middle" ? x - m.width / 2 : x;
+  return { x: left, y: y - up, width: m.width, height: up + down };
+}
+
 // A text with a background box, for labels inside the plot area.
 function labelWithBox(svg, x, y, text, look, opts) {
   if (!text) return;
   const o = opts || {};
+  const anchor = o.anchor || "start";
   const g = svgEl("g", { class: o.cls || "dp-svg-label" });
-  const t = svgEl("text", { x, y, fill: o.colour || look.text, "font-size": look.font,
-    "text-anchor": o.anchor || "start" }, text);
-  g.appendChild(t);
+  const b = textBox(svg, text, x, y, look.font, anchor);
+  g.appendChild(svgEl("rect", { x: b.x - 3, y: b.y - 1, width: b.width + 6,
+    height: b.height + 2, fill: look.label_bg, "fill-opacity": 0.88 }));
+  g.appendChild(svgEl("text", { x, y, fill: o.colour || look.text, "font-size": look.font,
+    "text-anchor": anchor }, text));
   svg.appendChild(g);
-  try {
-    const b = t.getBBox();
-    g.insertBefore(svgEl("rect", { x: b.x - 3, y: b.y - 1, width: b.width + 6,
-      height: b.height + 2, fill: look.label_bg, "fill-opacity": 0.88 }), t);
-  } catch (err) { /* not laid out yet (hidden): the text alone */ }
 }
 
 // The figure as a PNG layer for the save bar (assets/dplab-export.js): {canvas, pixel_ratio,
@@ -176,14 +193,19 @@ function svgLayer(svg, background) {
 // A figure's empty <svg>: the holder's width (at least 240 px), the look's height, the page's
 // background; `label` is its accessible name.
 function blankSvg(holder, el, look, label, height) {
-  const w = Math.max(240, Math.floor(holder.clientWidth || el.clientWidth || 600));
+  // (the width the holder's ResizeObserver last saw, mountPlot: reading clientWidth after the
+  // page changed would lay it out at once; the observer redraws when the width changes)
+  const w = Math.max(240, Math.floor(widths.get(holder) || holder.clientWidth || el.clientWidth
+                                     || 600));
   const h = look.height || height;
   const svg = svgEl("svg", { width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img",
-    "aria-label": label || "", class: "dp-svg", "font-family":
-      'system-ui, "Noto Sans KR", sans-serif' });
+    "aria-label": label || "", class: "dp-svg", "font-family": FONT_FAMILY });
   svg.appendChild(svgEl("rect", { x: 0, y: 0, width: w, height: h, fill: look.bg }));
   return { svg, w, h, font: look.font || 16 };
 }
+
+// holder -> its width as its ResizeObserver last measured it (mountPlot)
+const widths = new WeakMap();
 
 // What a figure shows: its message (JSON text, app/shell/svgplot.py) decoded once per text.
 const decodedMessages = new WeakMap();
@@ -215,7 +237,8 @@ function mountPlot(model, holder, draw) {
   model.on(["message", "look"], again);
   let width = 0;
   const ro = new ResizeObserver(() => {
-    const now = Math.floor(holder.clientWidth);
+    const now = Math.floor(holder.clientWidth);  // (laid out already when observers run)
+    if (now) widths.set(holder, now);
     if (now && now !== width) { width = now; again(); }
   });
   ro.observe(holder);

@@ -21,6 +21,7 @@ import contextlib
 import json
 import logging
 import os
+import resource
 import secrets
 import socket
 import time
@@ -288,6 +289,7 @@ class RoomHub:
         members = list(self.members.get(code, ()))
         t0, w0, c0 = time.perf_counter(), time.time(), time.thread_time()
         g0 = _collections() if TIMING else 0
+        r0 = resource.getrusage(resource.RUSAGE_THREAD) if TIMING else None
         # Two passes: every following lab's card goes out over its channel first (a few µs
         # each), then each lab's document takes the message (a Bokeh callback each, ~10x
         # that): with 150 followers the last card no longer waits behind 149 callbacks.
@@ -301,6 +303,7 @@ class RoomHub:
                 log.warning("room: a lab's card could not be sent", exc_info=True)
         t1, c1 = time.perf_counter(), time.thread_time()
         g1 = _collections() if TIMING else 0
+        r1 = resource.getrusage(resource.RUSAGE_THREAD) if TIMING else None
         # The rest, for the labs whose card went, a moment later: in that moment the balancer,
         # the network and the students' devices take the cards (on a 2-core machine they
         # share the cores with the workers: a card pass of 156 labs took 9 ms of CPU and
@@ -323,9 +326,11 @@ class RoomHub:
             # (cards' CPU below their wall time: the worker waited for a core; collections:
             # the garbage collector ran inside the cards' pass)
             timing_log.info("room timing: pid %d seq %s members %d received %.6f cards %.2f ms "
-                            "delivered %.2f ms cards_cpu %.2f ms collections %d", os.getpid(),
-                            msg.get("seq"), len(members), w0, 1e3 * (t1 - t0),
-                            1e3 * (time.perf_counter() - t0), 1e3 * (c1 - c0), g1 - g0)
+                            "delivered %.2f ms cards_cpu %.2f ms collections %d switches %d/%d",
+                            os.getpid(), msg.get("seq"), len(members), w0, 1e3 * (t1 - t0),
+                            1e3 * (time.perf_counter() - t0), 1e3 * (c1 - c0), g1 - g0,
+                            r1.ru_nvcsw - r0.ru_nvcsw if r0 and r1 else 0,
+                            r1.ru_nivcsw - r0.ru_nivcsw if r0 and r1 else 0)
 
     @staticmethod
     def _after_cards(members: list[Any], msg: Mapping[str, Any]) -> None:
