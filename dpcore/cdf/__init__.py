@@ -40,6 +40,7 @@ counts).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -376,22 +377,10 @@ def _estimate_auto_v1(
     return est
 
 
-def _estimate_auto_v2(
-    data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
-    granularity: float | None = None,
-) -> CDFEstimate:
-    """"auto_v2": the former default (``auto_plan_v2``), kept for comparison."""
-    return _estimate_auto(data, bounds=bounds, eps=eps, delta=delta, rng=rng,
-                          granularity=granularity, method_name="auto_v2")
-
-
-def _estimate_auto_v3(
-    data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
-    granularity: float | None = None,
-) -> CDFEstimate:
-    """"auto_v3": the former default (``auto_plan_v3``), kept for comparison."""
-    return _estimate_auto(data, bounds=bounds, eps=eps, delta=delta, rng=rng,
-                          granularity=granularity, method_name="auto_v3")
+# "auto_v2" / "auto_v3": the former defaults (``auto_plan_v2`` / ``auto_plan_v3``), kept for
+# comparison: the default's path with the former rule (_RULES).
+_estimate_auto_v2 = functools.partial(_estimate_auto, method_name="auto_v2")
+_estimate_auto_v3 = functools.partial(_estimate_auto, method_name="auto_v3")
 
 
 _DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
