@@ -75,6 +75,23 @@ function tickLabel(v, step) {
   return s.replace("-", "\u2212");
 }
 
+const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
+  4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
+
+// 10^k as "10⁻³" (a tick of a log axis, whose values are log10 of the data).
+function powerLabel(k) {
+  return "10" + String(k).split("").map((c) => SUPERSCRIPT[c] || c).join("");
+}
+
+// Ticks of a log10 axis: whole powers of ten in [lo, hi], every second or more when many.
+function powerTicks(lo, hi, count) {
+  const a = Math.ceil(lo - 1e-9), b = Math.floor(hi + 1e-9);
+  const step = Math.max(1, Math.ceil((b - a + 1) / Math.max(1, count)));
+  const ticks = [];
+  for (let k = b; k >= a; k -= step) ticks.unshift(k);
+  return { ticks: ticks.length ? ticks : [lo], step };
+}
+
 // An SVG path through the points (x, y) in pixels; a NaN ends a piece.
 function pathOf(xs, ys) {
   let d = "", pen = false;
@@ -95,8 +112,16 @@ function drawFrame(svg, box, x, y, look) {
   const sy = (v) => box.top + ph - ((v - y.lo) / (y.hi - y.lo)) * ph;
   const font = look.font;
   const g = svgEl("g", { class: "dp-svg-frame", "font-size": font, fill: look.text });
-  const xt = niceTicks(x.lo, x.hi, Math.max(3, Math.floor(pw / (font * 6))));
-  const yt = niceTicks(y.lo, y.hi, Math.max(3, Math.floor(ph / (font * 3))));
+  let xt = niceTicks(x.lo, x.hi, Math.max(3, Math.floor(pw / (font * 6))));
+  if (look.xint && !Number.isInteger(xt.step)) {  // whole numbers only (a degree K)
+    const step = xt.step < 1 ? 1 : Math.ceil(xt.step / 5) * 5;
+    const ticks = [];
+    for (let v = Math.ceil(x.lo / step) * step; v <= x.hi; v += step) ticks.push(v);
+    xt = { ticks, step };
+  }
+  // (look.logy: the y values are log10 of the data, ticked at whole powers of ten)
+  const yt = look.logy ? powerTicks(y.lo, y.hi, Math.max(3, Math.floor(ph / (font * 2))))
+    : niceTicks(y.lo, y.hi, Math.max(3, Math.floor(ph / (font * 3))));
   for (const v of xt.ticks) {
     const px = sx(v);
     g.appendChild(svgEl("line", { x1: px, x2: px, y1: box.top, y2: box.top + ph,
@@ -112,7 +137,7 @@ function drawFrame(svg, box, x, y, look) {
     g.appendChild(svgEl("line", { x1: box.left, x2: box.left + pw, y1: py, y2: py,
       stroke: look.grid, "stroke-width": 1 }));
     g.appendChild(svgEl("text", { x: box.left - 6, y: py + font * 0.35, "text-anchor": "end" },
-      tickLabel(v, yt.step)));
+      look.logy ? powerLabel(v) : tickLabel(v, yt.step)));
   }
   g.appendChild(svgEl("rect", { x: box.left, y: box.top, width: pw, height: ph, fill: "none",
     stroke: look.text, "stroke-width": 1 }));

@@ -37,6 +37,7 @@ from app.shell.widgets import (
 if TYPE_CHECKING:
     from app.cdf.records import Message
     from app.cdf.state import CDFState
+    from app.shell.svgplot import LinePlot
     from app.shell.widgets import TextPane
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ class CDFControls(SettlingControls, UploadControls):
         degree_side: TextPane
         stale_note: TextPane
         plot_col: pn.Column
-        plot: pn.pane.Bokeh
+        plot: LinePlot
 
         def tr(self, key: str, **fmt: Any) -> str: ...
         def refresh(self, names: set[str] | None) -> None: ...

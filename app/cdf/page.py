@@ -255,13 +255,11 @@ class CDFPage(CDFControls, CDFFigures):
 
     def _show_unavailable(self, m: Message) -> None:
         self.error.object = views.error_html(m, self.lang)
-        self.src.data = {"x": [], "ref": [], "priv": [], **{k: [] for k in METHODS}}
+        self._clear_figures()
         for pane in (self.metrics, self.privacy, self.table, self.compare, self.degree_table,
                      self.degree_status, self.degree_side, self.auto_box, self.stream_text):
             pane.object = ""
         self.sources.object = views.sources_html(self.state, self.lang)
-        self.plot_deg.visible = self.fig_deg.visible = False
-        self.plot_stream.visible = self.fig_stream.visible = False
 
     def _refresh_cards(self) -> None:
         s = self.state

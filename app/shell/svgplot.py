@@ -123,3 +123,33 @@ class SvgPlot(PlainJS):
             if isinstance(msg, Message):
                 self._decoded = (text, msg.data)
             self.message = text
+
+
+# Bokeh's named dashes as SVG dash arrays (the /cdf styles are named as Bokeh names them).
+DASHES: dict[str, str | None] = {"solid": None, "dashed": "6", "dotted": "2 4",
+                                 "dotdash": "2 4 6 4", "dashdot": "6 4 2 4"}
+
+
+def series(y: Any, *, colour: str, dash: str = "solid", width: float = 3.0,
+           label: str | None = None, marker: str | None = None, msize: float = 6.0,
+           cls: str | None = None, x: Any = None, digits: int = 4,
+           under: bool = False) -> dict[str, Any]:
+    """One curve of a :class:`LinePlot`: its values (``digits`` significant digits, None where
+    it cannot be drawn), look and legend label (None: not in the legend). ``x``: its own
+    abscissae (else the figure's ``x``); ``width`` 0 draws the markers only; ``under``: drawn
+    before the others (the legend keeps the order given)."""
+    out: dict[str, Any] = {"y": picture(y, digits), "colour": colour, "dash": DASHES[dash],
+                           "width": width, "label": label, "marker": marker, "msize": msize,
+                           "cls": cls}
+    if under:
+        out["under"] = True
+    if x is not None:
+        out["x"] = picture(x, 6)
+    return out
+
+
+class LinePlot(SvgPlot):
+    """A line chart (assets/dplab-lines.js): curves on a shared abscissa, linear or log10 y,
+    markers, a vertical marker with its label and a legend drawn inside the figure."""
+
+    _esm = module("dplab-lines.js")

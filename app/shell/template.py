@@ -10,12 +10,12 @@ Signature (the CDF page reuses it)::
 - ``main`` / ``sidebar``: Panel objects. The header carries navigation (home, lessons, lab, CDF),
   a language switch and a large-type switch; every link keeps ``lang``, ``size`` and ``theme``.
 - Query options honoured on every page: ``?lang=ko|en``, ``?size=large`` (projector: larger type,
-  thicker Bokeh text via :func:`large_type`), ``?theme=dark``. An unknown value of any of them
-  falls back to the default and the page shows a notice (``option_notice=False`` when the page
-  shows :func:`bad_options` in its own notice box, as /lab does); never a traceback.
-- Figures: :func:`large_type` sets Bokeh text sizes for the projector *and* the colours of the
-  current theme (background, text, grid); :func:`palette` gives each page's line colours, chosen
-  per theme for WCAG 2.1 contrast (lines ≥ 3:1, text ≥ 4.5:1;
+  in the figures too: app/shell/svgplot.py ``look``), ``?theme=dark``. An unknown value of any
+  of them falls back to the default and the page shows a notice (``option_notice=False`` when
+  the page shows :func:`bad_options` in its own notice box, as /lab does); never a traceback.
+- Figures: drawn by the browser (app/shell/svgplot.py) in the type size of the layout and the
+  colours of the current theme (background, text, grid); :func:`palette` gives each page's line
+  colours, chosen per theme for WCAG 2.1 contrast (lines ≥ 3:1, text ≥ 4.5:1;
   tests/app/shell/test_theme_contrast.py).
 - Phones: viewport meta; the sidebar starts folded below 760 px; the page scrolls as a whole.
 - Print: the whole page (assets/dplab.css ``@media print``), folded ``<details>`` opened first.

@@ -1,20 +1,15 @@
-"""Colours per theme and figure theming.
+"""Colours per theme.
 
 Each theme's colours are chosen for WCAG 2.1 contrast (lines ≥ 3:1, text ≥ 4.5:1 against the
-background; tests check both themes). Bokeh canvases do not follow the page's CSS, so
-:func:`large_type` sets text sizes for the projector and :func:`theme_figure` the colours on
-the models themselves.
+background; tests check both themes). The figures are drawn by the browser from these colours
+(app/shell/svgplot.py ``look``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from bokeh.models import Title
-
-from app.shell.figures import name_tools
-from app.shell.options import is_dark, is_large, request_language
+from app.shell.options import is_dark
 
 
 # ---------------------------------------------------------------------------------------------
@@ -58,47 +53,3 @@ PALETTES: dict[str, Palette] = {
 def palette(dark: bool | None = None) -> Palette:
     """The colours of the current session's theme (or of ``dark`` when given)."""
     return PALETTES["dark" if (is_dark() if dark is None else dark) else "default"]
-
-
-def theme_figure(fig: Any, dark: bool | None = None) -> Any:
-    """Background, text and grid colours of the theme, set on the model (not left to the
-    document theme, so the contrast test can read them and every page looks the same)."""
-    p = palette(dark)
-    fig.background_fill_color = p.background
-    fig.border_fill_color = p.background
-    fig.border_fill_alpha = 1.0
-    fig.outline_line_color = p.grid
-    for axis in (*fig.xaxis, *fig.yaxis):
-        axis.axis_label_text_color = p.text
-        axis.major_label_text_color = p.text
-        axis.axis_line_color = p.text
-        axis.major_tick_line_color = p.text
-        axis.minor_tick_line_color = p.text
-    for grid in (*fig.xgrid, *fig.ygrid):
-        grid.grid_line_color = p.grid
-        grid.grid_line_alpha = 1.0
-    fig.title.text_color = p.text
-    for title in [*fig.above, *fig.below]:
-        if isinstance(title, Title):
-            title.text_color = p.text
-    for legend in fig.legend:
-        legend.label_text_color = p.text
-        legend.background_fill_color = p.background
-        legend.inactive_fill_color = p.background
-    return fig
-
-
-def large_type(fig: Any, large: bool | None = None, dark: bool | None = None) -> Any:
-    """Bokeh text sizes for the projector (Bokeh canvases do not follow the page's CSS) and the
-    theme's colours (:func:`theme_figure`). Call it after the legend and titles are added."""
-    big = is_large() if large is None else large
-    base, title, legend = ("18pt", "17pt", "15pt") if big else ("12pt", "13pt", "11pt")
-    for axis in (*fig.xaxis, *fig.yaxis):
-        axis.axis_label_text_font_size = base
-        axis.major_label_text_font_size = base
-        axis.axis_label_text_font_style = "normal"
-    fig.title.text_font_size = title
-    if fig.legend:
-        fig.legend.label_text_font_size = legend
-    name_tools(fig, request_language())
-    return theme_figure(fig, dark)

@@ -239,7 +239,8 @@ def test_cdf_logs_no_range_warnings(page: Any, server: Server) -> None:
     page.on("console", lambda m: logs.append(m.text))
     page.goto(f"{server.url}/cdf?lang=en")
     _wait_ready(page, "/cdf")
-    expect(page.locator(".dp-cdf-degree-plot canvas").first).to_be_visible()
+    expect(page.locator(".dp-cdf-degree-plot svg.dp-svg path.dp-deg-expected").first
+           ).to_be_visible()
     assert not [m for m in logs if "could not set initial ranges" in m], logs
 
 
@@ -451,21 +452,21 @@ def test_axe_is_fetched_from_the_registry_not_a_cdn() -> None:
     assert Path(ROOT / ".gitignore").read_text(encoding="utf-8").count("build/") >= 1
 
 
-def test_toolbar_tooltips_are_in_the_page_language(page: Any, server: Server) -> None:
-    page.goto(f"{server.url}/cdf?lang=ko")
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_cdf_figures_are_named_in_the_page_language(page: Any, server: Server,
+                                                    lang: str) -> None:
+    # Each figure is one SVG image (app/shell/svgplot.py LinePlot) named by its title; its
+    # legend and labels are in the reader's language.
+    page.goto(f"{server.url}/cdf?lang={lang}")
     _wait_ready(page, "/cdf")
-    names = page.evaluate("""() => {
-      const out = new Set();
-      for (const doc of window.Bokeh.documents) {
-        for (const m of doc.all_models) {
-          if (m.description !== undefined && m.description !== null && 'overlay' in m) {
-            out.add(m.description);
-          }
-        }
-      }
-      return [...out];
-    }""")
-    assert t("common.tool.box_zoom", "ko") in names and "Box Zoom" not in names, names
+    for css, key in ((".dp-cdf-plot", "cdf.plot.title"), (".dp-cdf-degree-plot",
+                                                           "cdf.dplot.title")):
+        svg = page.locator(f"{css} svg.dp-svg").first
+        expect(svg).to_have_attribute("role", "img")
+        expect(svg).to_have_attribute("aria-label", t(key, lang))
+    legend = page.locator(".dp-cdf-plot svg.dp-svg .dp-svg-legend")
+    expect(legend).to_contain_text(t("cdf.legend.reference", lang))
+    expect(legend).to_contain_text(t("cdf.legend.private", lang))
 
 
 def test_tabbing_through_the_sidebar_never_scrolls_the_page(page: Any, server: Server) -> None:

@@ -22,7 +22,7 @@ from ui.conftest import Server, run_axe, shot
 
 def open_cdf(page: Any, server: Server, query: str) -> None:
     page.goto(f"{server.url}/cdf?{query}")
-    expect(page.locator(".dp-cdf-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
+    expect(page.locator(".dp-cdf-plot svg.dp-svg path.dp-cdf-ref").first).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]seed="))
 
 

@@ -26,7 +26,7 @@ from ui.conftest import ROOT, Server, shot
 def open_cdf(page: Any, server: Server, query: str = "lang=en") -> None:
     page.goto(f"{server.url}/cdf?{query}")
     expect(page.locator(".dp-cdf-ks")).to_be_visible()
-    expect(page.locator(".dp-cdf-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
+    expect(page.locator(".dp-cdf-plot svg.dp-svg path.dp-cdf-ref").first).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]seed="))  # the state was written to the address
 
 
@@ -56,7 +56,8 @@ def test_default_page_is_a_pp_release_with_the_slider_live(page: Any, server: Se
     expect(page.locator(".dp-cdf-degree-slider")).to_contain_text(degree)
     expect(page.locator(".dp-cdf-degree-slider .noUi-target")).not_to_have_attribute(
         "disabled", re.compile(".*"))
-    expect(page.locator(".dp-cdf-degree-plot canvas").first).to_be_visible()
+    expect(page.locator(".dp-cdf-degree-plot svg.dp-svg path.dp-deg-expected").first
+           ).to_be_visible()
     expect(page.locator(".dp-cdf-degree-table")).to_contain_text("expected total")
     expect(page.locator(".dp-cdf-secret")).to_contain_text("secret source")
     shot(page, "cdf-default-en")
@@ -169,7 +170,7 @@ def test_stream_batches_pp_once_aq_every_time(page: Any, server: Server) -> None
     expect(last.nth(7)).to_have_text("3")  # AQ: three runs on the first batch's records
     expect(add).to_be_disabled()
     expect(page).to_have_url(re.compile("[?&]batches=3(&|$)"))
-    expect(page.locator(".dp-cdf-stream-plot canvas").first).to_be_visible()
+    expect(page.locator(".dp-cdf-stream-plot svg.dp-svg path.dp-stream-pp").first).to_be_visible()
     shot(page, "cdf-stream-en")
 
 

@@ -48,7 +48,7 @@ def open_phone(page: Any, server: Server, query: str) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{server.url}/cdf?{query}")
     expect(page.locator(".dp-cdf-ks")).to_be_visible()
-    expect(page.locator(".dp-cdf-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
+    expect(page.locator(".dp-cdf-plot svg.dp-svg path.dp-cdf-ref").first).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]seed="))
     # the parts sent in a second message (the error-by-degree part, the stream) are there
     expect(page.locator(".dp-cdf-stream-pane p").first).to_be_visible()

@@ -21,7 +21,7 @@ def test_cdf_tour_with_the_keyboard(page: Any, server: Server, lang: str) -> Non
     page.goto(f"{server.url}/cdf?lang={lang}&tour=1")
     panel = page.locator(".dp-tour-step")
     expect(panel).to_contain_text(t("tour.count", lang, k=1, n=n))
-    expect(page.locator(".dp-cdf-plot canvas.bk-layer:not(.bk-glyph)").first).to_be_visible()
+    expect(page.locator(".dp-cdf-plot svg.dp-svg path.dp-cdf-ref").first).to_be_visible()
     slider = page.locator(".dp-cdf-degree-slider")
     expect(slider).to_contain_text("10")
     # predict with the keyboard (the right answer): then the page shows degree 40

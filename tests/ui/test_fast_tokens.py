@@ -59,7 +59,7 @@ def _look(browser: Any, url: str, ready: str) -> tuple[Any, list[str]]:
 @pytest.mark.parametrize(("path", "ready"), [
     ("/lab?lang=en", ".dp-density-plot svg.dp-svg path.dp-dens-d0"),
     ("/lab?lang=ko&theme=dark&size=large", ".dp-curve-plot svg.dp-svg path.dp-curve-y"),
-    ("/cdf?lang=ko&theme=dark", ".dp-cdf-plot canvas.bk-layer"),
+    ("/cdf?lang=ko&theme=dark", ".dp-cdf-plot svg.dp-svg path.dp-cdf-ref"),
 ])
 def test_a_page_without_fast_script_looks_the_same(browser: Any, server: Server,
                                                    fast_server: Server, path: str,

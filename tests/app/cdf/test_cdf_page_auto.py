@@ -46,9 +46,9 @@ def test_a_rejected_input_marks_the_plot_stale_in_words(lang: str) -> None:
     state = CDFState(n=2000)
     page = CDFPage(state=state, lang=lang)
     assert page.stale_note.object == "" and "dp-cdf-stale" not in page.plot_col.css_classes
-    shown = list(page.src.data["priv"])
+    shown = list(page.curves["priv"])
     page._input("eps", "abc")
-    assert state.eps == 1.0 and list(page.src.data["priv"]) == shown  # the last valid state
+    assert state.eps == 1.0 and list(page.curves["priv"]) == shown  # the last valid state
     note = page.stale_note.object
     assert t("cdf.stale", lang, fields="ε") in note and "dp-stale-note" in note
     assert "dp-cdf-stale" in page.plot_col.css_classes
@@ -61,7 +61,7 @@ def test_a_rejected_input_marks_the_plot_stale_in_words(lang: str) -> None:
     assert page.stale_note.object == "" and "dp-cdf-stale" not in page.plot_col.css_classes
     assert page.plot.styles["opacity"] == "1" and page.plot_col.styles["outline"] == "none"
     assert state.eps == 2.0
-    assert list(page.src.data["priv"]) != shown
+    assert list(page.curves["priv"]) != shown
 
 
 def test_a_bad_value_spacing_marks_the_plot_stale() -> None:

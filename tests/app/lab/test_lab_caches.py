@@ -38,30 +38,3 @@ def test_density_and_simulation_caches_keep_eps_dependent_parts_fresh() -> None:
         assert s.k1 == int(np.count_nonzero(y1 < s.t))
     big = lc.simulation(1.0, 2.0, 0.5, lc.SIM_CACHE_MAX_N + 1, 7, -8.0, 9.0)
     assert big.n == lc.SIM_CACHE_MAX_N + 1
-
-
-def test_set_data_sends_only_the_columns_that_changed() -> None:
-    from bokeh.document import Document
-    from bokeh.models import ColumnDataSource
-
-    from app.shell.figures import set_data
-
-    x = np.linspace(0, 1, 50)
-    src = ColumnDataSource(dict(x=x, y=np.zeros(50)))
-    doc = Document()
-    doc.add_root(src)
-    changes: list[object] = []
-    doc.on_change(lambda e: changes.append(e))
-    set_data(src, x=x, y=np.zeros(50))  # same array, equal values: nothing to send
-    set_data(src, x=x.copy(), y=np.zeros(50))  # a new array with the same values: nothing
-    assert changes == []
-    y = np.ones(50)
-    set_data(src, x=x.copy(), y=y)  # only y changed: only y is sent
-    assert len(changes) == 1 and getattr(changes[0], "cols", None) == ["y"]
-    assert src.data["y"] is y and np.array_equal(src.data["x"], x)
-    # New lengths: every column goes (a partial update would leave columns of two lengths).
-    set_data(src, x=np.linspace(0, 2, 10), y=np.ones(10))
-    assert len(changes) == 2 and getattr(changes[1], "cols", None) is None
-    assert len(src.data["x"]) == len(src.data["y"]) == 10
-    set_data(src, x=[0.5], z=[1.0])  # other column names: replaced
-    assert len(changes) == 3 and set(src.data) == {"x", "z"}

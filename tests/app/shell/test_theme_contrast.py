@@ -1,9 +1,9 @@
-"""WCAG 2.1 contrast of every line and text colour of the lab's figures, in both themes.
+"""WCAG 2.1 contrast of every line and text colour of the figures, in both themes.
 
-The colours are read from the Bokeh models that LabPage builds (what the browser draws), not
-from a list kept next to this test: lines and glyph outlines need >= 3:1 against the plot
-background (non-text contrast, SC 1.4.11), text >= 4.5:1 (SC 1.4.3). A colour drawn with an
-alpha below 1 is first blended over the background.
+The colours are read from what the pages send the browser to draw (each figure's look and
+message), not from a list kept next to this test: lines and glyph outlines need >= 3:1
+against the plot background (non-text contrast, SC 1.4.11), text >= 4.5:1 (SC 1.4.3). A colour
+drawn with an alpha below 1 is first blended over the background.
 """
 
 from __future__ import annotations
@@ -12,18 +12,6 @@ from typing import Any
 
 import pytest
 from bokeh.colors import named
-from bokeh.models import (
-    GlyphRenderer,
-    Label,
-    Legend,
-    Line,
-    Plot,
-    Quad,
-    Scatter,
-    Span,
-    Title,
-    VArea,
-)
 
 from app.lab.card import card_theme_css
 from app.lab.page import LabPage
@@ -69,53 +57,6 @@ def test_contrast_helper_matches_wcag_examples() -> None:
     assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
     assert contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
     assert contrast("white", "#ffffff") == pytest.approx(1.0)
-
-
-def figure_colours(fig: Any) -> tuple[list[tuple[str, Any, float]], list[tuple[str, Any, Any]]]:
-    """(lines: name, colour, alpha) and (texts: name, colour, background) of one figure."""
-    bg = fig.background_fill_color
-    border = fig.border_fill_color
-    lines: list[tuple[str, Any, float]] = []
-    texts: list[tuple[str, Any, Any]] = []
-    for r in fig.renderers:
-        if not isinstance(r, GlyphRenderer):
-            continue
-        g = r.glyph
-        name = f"{type(g).__name__}({getattr(g, 'y', '')})"
-        if isinstance(g, Line):
-            if float(g.line_alpha) == 0.0:
-                continue  # draws nothing: only holds the axes' range (the curve's frame)
-            lines.append((name, g.line_color, float(g.line_alpha)))
-        elif isinstance(g, Scatter):
-            lines.append((name + " fill", g.fill_color, float(g.fill_alpha)))
-        elif isinstance(g, Quad):
-            lines.append((name + " outline", g.line_color, float(g.line_alpha)))
-            if g.hatch_pattern:
-                lines.append((name + " hatch", g.hatch_color, float(g.hatch_alpha)))
-        elif isinstance(g, VArea):
-            if g.hatch_pattern:
-                lines.append((name + " hatch", g.hatch_color, float(g.hatch_alpha)))
-            # a translucent fill next to its own full-contrast line: not a line itself
-        else:
-            raise AssertionError(f"unchecked glyph {type(g).__name__}: add it to this test")
-    for m in fig.center:
-        if isinstance(m, Span):
-            lines.append(("Span", m.line_color, float(m.line_alpha)))
-        elif isinstance(m, Label):
-            back = m.background_fill_color if (m.background_fill_color is not None
-                                               and m.background_fill_alpha >= 0.85) else bg
-            texts.append((f"Label {m.text!r}", m.text_color, back))
-    for axis in (*fig.xaxis, *fig.yaxis):
-        texts.append(("axis label", axis.axis_label_text_color, border))
-        texts.append(("tick label", axis.major_label_text_color, border))
-    for m in (fig.title, *fig.above, *fig.below):
-        if isinstance(m, Title):
-            texts.append((f"title {m.text!r}", m.text_color, border))
-        if isinstance(m, Legend):
-            texts.append(("legend", m.label_text_color,
-                          m.background_fill_color if m.background_fill_alpha >= 0.85
-                          else border))
-    return lines, texts
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["default", "dark"])
@@ -190,23 +131,22 @@ def test_palette_and_card_colours(theme: str) -> None:
 
 
 def test_the_cdf_figures_lines_and_texts_have_contrast() -> None:
-    """/cdf's Bokeh figures (not yet drawn by the browser, docs/light-page.md stage 2d)."""
+    """/cdf's figures (drawn by the browser from their messages, app/shell/svgplot.py
+    LinePlot): every curve's colour against the figure's background, and its text."""
     from app.cdf.page import CDFPage
     from app.cdf.state import CDFState
 
     page = CDFPage(state=CDFState(), lang="en")
-    pal = PALETTES["default"]
+    page.state.stream_steps = 1  # one batch: the stream's figure is drawn too
+    page._refresh_stream()
     checked = 0
-    figs = [v for v in vars(page).values() if isinstance(v, Plot)]
-    assert len(figs) >= 2, "the /cdf page's figures were not found"
-    for fig in figs:
-        lines, texts = figure_colours(fig)
-        for name, colour, alpha in lines:
-            ratio = contrast(blend(colour, pal.background, alpha), pal.background)
-            assert ratio >= LINE, f"/cdf: {name} {colour} is {ratio:.2f}:1"
+    for fig in (page.fig, page.fig_deg, page.fig_stream):
+        look, data = fig.look, fig.data
+        assert data["series"], f"{fig.key}: nothing drawn"
+        for line in data["series"]:
+            ratio = contrast(line["colour"], look["bg"])
+            assert ratio >= LINE, f"/cdf {fig.key}: {line['cls']} is {ratio:.2f}:1"
             checked += 1
-        for name, colour, back in texts:
-            assert colour is not None, f"/cdf: {name} has no colour of its own"
-            assert contrast(colour, back) >= TEXT, f"/cdf: {name} {colour} on {back}"
-            checked += 1
+        assert contrast(look["text"], look["bg"]) >= TEXT
+        assert contrast(look["marker"], look["bg"]) >= LINE
     assert checked >= 10
