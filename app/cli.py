@@ -241,9 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_serve)
 
     lang: dict[str, Any] = dict(choices=LANGUAGES, default=DEFAULT_LANGUAGE,
-                                help="output language (ko, en)")
+                                help=f"output language ({', '.join(LANGUAGES)})")
+    qs = queries.QUERIES  # the registered queries (dpcore.queries.REGISTRY)
     c = sub.add_parser("certify", help="certify one Gaussian release")
-    c.add_argument("--query", required=True, help="sum, mean, count or const")
+    c.add_argument("--query", required=True, help=f"{', '.join(qs[:-1])} or {qs[-1]}")
     c.add_argument("--n", required=True, help="public number of records (>= 1)")
     c.add_argument("--B", required=True, help="upper input bound B > 0 (inputs in [0, B])")
     c.add_argument("--sigma", required=True, help="noise standard deviation (> 0)")
@@ -261,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--tpr", help="or: the largest true-positive rate allowed to an attacker ...")
     k.add_argument("--fpr", help="... at this false-positive rate, in (0, 1)")
     k.add_argument("--sensitivity", help="global L2 sensitivity (>= 0)")
-    k.add_argument("--query", help="or: query (sum, mean, count, const) ...")
+    k.add_argument("--query", help=f"or: query ({', '.join(qs)}) ...")
     k.add_argument("--n", help="... with public n ...")
     k.add_argument("--B", help="... and bound B")
     k.add_argument("--json", action="store_true", help="machine-readable output")

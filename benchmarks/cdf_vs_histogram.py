@@ -118,6 +118,7 @@ EXTRA: dict[str, tuple[str, dict[str, object]]] = {
     "auto_v1": ("auto_v1", {}),
     "auto_v2": ("auto_v2", {}),
     "auto_v3": ("auto_v3", {}),
+    "auto_v5": ("auto_v5", {}),
     "tree b=2": ("tree", {"branching": 2, "leaves": 4096}),
     "tree b=4": ("tree", {"branching": 4, "leaves": 4096}),
     "tree b=2 leaves=16384": ("tree", {"branching": 2, "leaves": 16384}),
@@ -138,6 +139,16 @@ EXTRA: dict[str, tuple[str, dict[str, object]]] = {
                              "shrink": 1.5}) for d in (3, 4, 5, 6)},
     **{f"t8d{d}sc": ("tree", {"branching": 8, "leaves": 8**d, "interpolation": "pchip",
                               "shrink": 1.5, "layout": "centred"}) for d in (3, 4, 5, 6)},
+    # the histogram band (n*eps < 1500; issue 40, 2026-12-06): one flat level of M leaves
+    # (the bounds as leaves of their own, least squares with the public total), PCHIP ...
+    **{f"f{m}": ("tree", {"branching": m, "leaves": m, "interpolation": "pchip"})
+       for m in (10, 18, 34, 66, 130, 258)},
+    **{f"f{m}c": ("tree", {"branching": m, "leaves": m, "interpolation": "pchip",
+                           "layout": "centred"}) for m in (34, 66, 130)},
+    # ... and two-level trees with the details' shrinkage
+    **{f"t{b}d2s{c}": ("tree", {"branching": b, "leaves": b * b, "interpolation": "pchip",
+                                "shrink": 1.5, "layout": lay})
+       for b in (8, 16, 32) for c, lay in (("", "edges"), ("c", "centred"))},
 }
 
 

@@ -10,13 +10,20 @@ another value in [0, B]. Global sensitivities (proof: a worst pair below attains
 
 Units: sum and mean are in the data's units (the mean in "per record" units), count in records,
 const has no unit. The noise, its errors and the sensitivity share the query's unit.
+
+Each query is registered once (:data:`REGISTRY`, a :class:`Query` each): its sensitivity rule,
+its value and its unit. A new query is one entry there plus its texts in app/i18n
+(``common.query.<name>``, ``lab.card.sens_why.<name>``, ``common.unit.<unit>``,
+``cli.unit.<unit>``; tests/app/lab/test_lab_query_texts.py checks them).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 
 import numpy as np
 
@@ -26,9 +33,12 @@ from dpcore.errors import DPError, fmt_value
 __all__ = [
     "COUNT_THRESHOLD_FRACTION",
     "QUERIES",
+    "REGISTRY",
+    "Query",
     "check_query",
     "local_difference",
     "log10_sensitivity",
+    "lookup",
     "neighbour",
     "sensitivity",
     "sensitivity_exact",
@@ -37,16 +47,57 @@ __all__ = [
     "worst_pair",
 ]
 
-QUERIES: tuple[str, ...] = ("sum", "mean", "count", "const")
 #: The public condition of the count query: x >= COUNT_THRESHOLD_FRACTION * B.
 COUNT_THRESHOLD_FRACTION = 0.5
 
 
+@dataclass(frozen=True)
+class Query:
+    """One query the lab releases as f(D) + N(0, sigma^2) (public n, inputs in [0, B])."""
+
+    name: str
+    #: The global sensitivity, exactly, from the public n (>= 1) and B (> 0, a double: exact).
+    sensitivity: Callable[[int, Fraction], Fraction]
+    #: f(D) for values already checked to lie in [0, B] (B the second argument).
+    value: Callable[[np.ndarray, float], float]
+    #: The sensitivity rule in symbols, ``{B}`` and ``{n}`` its fields ("{B} / {n}"): the lab
+    #: writes it with the symbols, then with the numbers.
+    formula: str
+    #: Message-catalogue key of the output's unit (sum units, mean units, records, none).
+    unit: str
+
+
+def _count(arr: np.ndarray, b: float) -> float:
+    return float(np.count_nonzero(arr >= COUNT_THRESHOLD_FRACTION * b))
+
+
+def _register(*items: Query) -> Mapping[str, Query]:
+    out = {q.name: q for q in items}
+    if len(out) != len(items):
+        raise ValueError("a query is registered twice")
+    return MappingProxyType(out)
+
+
+#: Every query, by name, in the order the lab lists them.
+REGISTRY: Mapping[str, Query] = _register(
+    Query("sum", lambda n, b: b, lambda arr, b: float(np.sum(arr)), "{B}", "sum"),
+    Query("mean", lambda n, b: b / n, lambda arr, b: float(np.mean(arr)), "{B} / {n}", "mean"),
+    Query("count", lambda n, b: Fraction(1), _count, "1", "count"),
+    Query("const", lambda n, b: Fraction(0), lambda arr, b: 0.0, "0", "const"),
+)
+QUERIES: tuple[str, ...] = tuple(REGISTRY)
+
+
 def check_query(query: object) -> str:
     """``query`` itself when it is one of :data:`QUERIES`; DPError ``query`` otherwise."""
-    if not isinstance(query, str) or query not in QUERIES:
+    return lookup(query).name
+
+
+def lookup(query: object) -> Query:
+    """The registered query named ``query``; DPError ``query`` (naming every one) otherwise."""
+    if not isinstance(query, str) or query not in REGISTRY:
         raise DPError("query", choices=", ".join(QUERIES), value=fmt_value(query))
-    return query
+    return REGISTRY[query]
 
 
 def _bound(B: float) -> float:
@@ -70,14 +121,10 @@ def sensitivity(query: str, n: int, B: float) -> float:
 
 def sensitivity_exact(query: str, n: int, B: float) -> Fraction:
     """The global sensitivity as an exact rational (B and n are exact; B/n is not rounded)."""
-    q = check_query(query)
+    q = lookup(query)
     nn = v.integer("n", n, lo=1)
     b = _bound(B)
-    if q == "sum":
-        return Fraction(b)
-    if q == "mean":
-        return Fraction(b) / nn
-    return Fraction(1 if q == "count" else 0)
+    return q.sensitivity(nn, Fraction(b))
 
 
 def log10_sensitivity(query: str, n: int, B: float) -> float:
@@ -90,16 +137,10 @@ def log10_sensitivity(query: str, n: int, B: float) -> float:
 
 def value(query: str, data: Sequence[float], B: float) -> float:
     """f(D) for a dataset whose length is the public n and whose values lie in [0, B]."""
-    q = check_query(query)
+    q = lookup(query)
     b = _bound(B)
     arr = _data(data, b)
-    if q == "sum":
-        return float(np.sum(arr))
-    if q == "mean":
-        return float(np.mean(arr))
-    if q == "count":
-        return float(np.count_nonzero(arr >= COUNT_THRESHOLD_FRACTION * b))
-    return 0.0
+    return q.value(arr, b)
 
 
 def worst_pair(query: str, n: int, B: float) -> tuple[list[float], list[float]]:
@@ -143,4 +184,4 @@ def local_difference(
 
 def unit_key(query: str) -> str:
     """Message-catalogue key of the query's unit (sum units, mean units, records, none)."""
-    return check_query(query)
+    return lookup(query).unit

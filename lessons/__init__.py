@@ -15,9 +15,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from lessons.languages import CODES, REGISTRY
+
 LESSON_DIR = Path(__file__).resolve().parent
 LESSONS: tuple[str, ...] = ("gaussian", "cdf")
-LANGS: tuple[str, ...] = ("ko", "en")
+LANGS: tuple[str, ...] = CODES  # the registered languages (lessons/languages.py)
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 LAB_KEYS = ("q", "n", "B", "sigma", "eps", "delta")
 CDF_KEYS = ("data", "n", "eps", "delta", "method", "degree", "seed")
@@ -406,7 +408,7 @@ def glossary(lang: str) -> dict[str, Term]:
     for lesson in LESSONS:
         vals.update(values(lesson))
     out: dict[str, Term] = {}
-    also_word = {"ko": "다른 이름", "en": "Also called"}[lang]
+    also_word = REGISTRY[lang].also_called
     for c in concepts():
         if c.tooltip:
             tip = fill(c.glosses[lang], vals, f"terms.toml {c.id}")

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dpcore import accounting, certify, gaussian, queries, tradeoff
 from lessons import verdicts as vd
 from lessons.fmt import fixed, rounded, sci, sci_exact, sci_tex, sig, tex
+from lessons.languages import CODES as LANGS
 
 LN10 = math.log(10)
 
@@ -219,7 +220,7 @@ def values() -> dict[str, str]:
     from pathlib import Path
 
     cat_dir = Path(__file__).resolve().parent.parent / "app" / "i18n"
-    for lang in ("ko", "en"):
+    for lang in LANGS:
         cat = json.loads((cat_dir / f"lab.{lang}.json").read_text("utf-8"))
         v[f"dens_title_{lang}"] = cat["lab.dens.title"]
     _teach(v)

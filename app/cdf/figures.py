@@ -15,6 +15,7 @@ import panel as pn
 
 from app.cdf import views, views_degree
 from app.cdf.inputs import METHODS, PLOT_POINTS
+from app.cdf.methods import STYLE
 from app.cdf.panes import text_pane
 from app.cdf.views import metrics_html, table_html
 from app.shell import svgplot, theme
@@ -24,16 +25,7 @@ if TYPE_CHECKING:
 
     from app.cdf.state import CDFState
 
-# Okabe-Ito colours, each with its own dash pattern (colour is never the only signal).
-STYLE = {
-    "pp": ("#0072b2", "solid"),
-    "auto": ("#009e73", "dashdot"),
-    "mp": ("#cc79a7", "dotdash"),
-    "hq": ("#a86f00", "dashed"),  # Okabe-Ito orange #e69f00 darkened: 2.25:1 -> 4.25:1 on white
-    "aq": ("#d55e00", "dotted"),
-}
-
-
+# STYLE: each method's Okabe-Ito colour and dash, registered once (app/cdf/methods.py).
 C_REF = "#6b6b6b"
 
 

@@ -17,6 +17,7 @@ from app.cdf.records import (
     Message,
 )
 from app.shell.numbers import ascii_number_text, fmt_input
+from dpcore.cdf import METHODS
 from dpcore.cdf.datasets import REAL, SYNTHETIC
 from dpcore.cdf.lattice import LATTICE_LIMIT, check_granularity
 from dpcore.errors import DPError
@@ -24,9 +25,7 @@ from dpcore.errors import DPError
 if TYPE_CHECKING:
     from app.cdf import upload as cdf_upload
 
-METHODS = ("auto", "pp", "mp", "hq", "aq")
-
-
+# METHODS: the page's methods, dpcore's registered ``listed`` ones (shown by app/cdf/methods.py)
 METHOD_CHOICES = (*METHODS, "all")
 
 

@@ -19,6 +19,7 @@ dp-cdf-teacher, dp-cdf-plot, dp-cdf-degree-plot, dp-cdf-stream-plot, dp-cdf-tabl
 from __future__ import annotations
 
 import html
+import json
 import logging
 from typing import Any
 
@@ -36,9 +37,10 @@ from app.cdf.state import CDFState
 from app.cdf.views import metrics_html, privacy_html, table_html
 from app.shell import address, exportbar, options
 from app.shell import template as layout
-from app.shell.i18n import t
+from app.shell.i18n import DEFAULT_LANGUAGE, t
 from app.shell.numbers import ascii_number_text
 from app.shell.options import request_language
+from app.shell.refresh import Scheduler
 from app.shell.widgets import screen_only
 
 __all__ = ["CDFPage", "CDFState", "create_page", "metrics_html", "privacy_html", "table_html"]
@@ -54,14 +56,15 @@ URL_PAUSE_MS = 250
 class CDFPage(CDFControls, CDFFigures):
     """Widgets, three Bokeh figures updated in place, and the text views of one CDFState."""
 
-    def __init__(self, state: CDFState | None = None, lang: str = "ko", large: bool = False,
-                 notices: list[Message] | None = None) -> None:
+    def __init__(self, state: CDFState | None = None, lang: str = DEFAULT_LANGUAGE,
+                 large: bool = False, notices: list[Message] | None = None) -> None:
         self.state = state or CDFState()
         self.lang = lang
         self.large = large
         self._syncing = False
-        self._pending: set[str] = set()
-        self._later_scheduled = False
+        # the page's one scheduler (app/shell/refresh.py): the curve, its table and the cards
+        # now; the error-by-degree plot and the stream on the next tick (in this order)
+        self._refresh = Scheduler(self._run_later, page="cdf")
         self._errors: dict[str, Message] = {}
         self._upload_error: Message | None = None
         self._notices = list(notices or [])
@@ -166,15 +169,10 @@ class CDFPage(CDFControls, CDFFigures):
     # ---- state -> page ------------------------------------------------------------------------
     def _on_state(self, *events: Any) -> None:
         names = {ev.name for ev in events}
-        doc = pn.state.curdoc
-        if doc is None or doc.session_context is None:
-            self._safe(self.refresh, names)
-            return
         # Button clicks arrive as Bokeh events, outside Panel's hold: without unlocked() their
         # model changes could wait in the document until the next event (measured: 1-2 of 15
-        # "new noise" clicks showed nothing until the next click).  unlocked() sends them now.
-        with pn.io.unlocked():
-            self._safe(self.refresh, names)
+        # "new noise" clicks showed nothing until the next click). The scheduler sends them now.
+        self._refresh.now(self._safe, self.refresh, names)
 
     def _refresh_upload(self) -> None:
         self.upload_status.object = views.upload_status_html(self.state, self.lang,
@@ -224,24 +222,11 @@ class CDFPage(CDFControls, CDFFigures):
         self._write_url()
 
     def _later(self, what: str) -> None:
-        doc = pn.state.curdoc
-        if doc is None or doc.session_context is None:
-            self._run_later_one(what)
-            return
-        self._pending.add(what)
-        if not self._later_scheduled:
-            self._later_scheduled = True
-            doc.add_next_tick_callback(self._run_later)
+        self._refresh.later((what,))
 
-    def _run_later(self) -> None:
-        pending, self._pending = self._pending, set()
-        self._later_scheduled = False
-        try:
-            with pn.io.unlocked():
-                for what in sorted(pending):
-                    self._run_later_one(what)
-        except Exception:
-            log.warning("cdf: deferred update skipped", exc_info=True)
+    def _run_later(self, pending: set[str]) -> None:
+        for what in sorted(pending):
+            self._run_later_one(what)
 
     def _run_later_one(self, what: str) -> None:
         try:
@@ -300,10 +285,24 @@ class CDFPage(CDFControls, CDFFigures):
                               delta=float(est.delta), header=header)
         return exportbar.ExportFile(f"dplab-cdf-{st.dataset}-{st.method}.csv", text)
 
+    def export_png(self) -> Any:
+        """The curves' figure as the browser drew it (PNG), with this release's method and
+        (ε, δ) in the file's text chunk. Its legend marks the reference as not private."""
+        st = self.state
+        est = st.current()
+        meta = {"dplab": "private CDF figure", "data": st.dataset, "method": st.method,
+                "eps": float(est.eps), "delta": float(est.delta), "seed": st.noise_seed,
+                "reference": "not private (drawn for comparison)"}
+        return exportbar.ExportFile(f"dplab-cdf-{st.dataset}-{st.method}.png",
+                                    json.dumps(meta, ensure_ascii=False), "svg:cdf")
+
     def exports(self) -> Any:
 
-        items = [{"kind": "csv", "label": self.tr("cdf.export.csv"), "cls": "dp-export-csv"}]
-        return exportbar.ExportBar(make=lambda kind: self.export_csv(), items=items,
+        items = [{"kind": "png", "label": self.tr("cdf.export.png"),
+                  "cls": "dp-export-png dp-export-png-cdf"},
+                 {"kind": "csv", "label": self.tr("cdf.export.csv"), "cls": "dp-export-csv"}]
+        return exportbar.ExportBar(make=lambda kind: (self.export_png() if kind == "png"
+                                                      else self.export_csv()), items=items,
                                 heading=self.tr("cdf.export.heading"),
                                 hint=self.tr("cdf.export.hint"),
                                 sizing_mode="stretch_width", css_classes=["dp-exports"])

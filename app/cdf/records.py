@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcore import accounting
-from dpcore.cdf import CDFEstimate, Release
+from dpcore.cdf import REGISTRY, CDFEstimate, Release
 from dpcore.cdf.metrics import METRIC_POINTS as METRIC_POINTS  # re-exported for the page
 from dpcore.cdf.metrics import Distances, RefGrid
 
@@ -117,8 +117,9 @@ class ReleaseShape:
 def release_shape(est: CDFEstimate, plan_method: str = "") -> ReleaseShape:
     """The public structure of ``est`` (see :class:`ReleaseShape`)."""
     rel, info = est.release, est.info
-    kind = est.method if est.method in ("pp", "mp", "hq", "aq", "tree") else (
-        plan_method or ("pp" if est.degree is not None else "hq"))
+    method = REGISTRY.get(est.method)  # what the method releases; an automatic one: its plan
+    kind = (method.releases if method is not None else None) or plan_method or (
+        "pp" if est.degree is not None else "hq")
     if "branching" in info:
         kind = "tree"
     elif "bins" in info and kind not in ("pp", "mp"):

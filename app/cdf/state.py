@@ -48,6 +48,7 @@ from app.cdf.inputs import (
     CDFInputs,
     lattice_message,
 )
+from app.cdf.methods import release_options
 from app.cdf.records import (
     DataUnavailable,
     DataView,
@@ -64,7 +65,7 @@ from app.cdf.records import (
     step_of,
 )
 from app.cdf.stream import CDFStream, Stream
-from dpcore.cdf import AutoPlan, CDFEstimate, estimate, legendre
+from dpcore.cdf import REGISTRY, AutoPlan, CDFEstimate, estimate, legendre
 from dpcore.cdf.common import clip_data
 from dpcore.cdf.datasets import SYNTHETIC, load_real, population_cdf, sample
 from dpcore.cdf.degree_errors import DegreeErrors, degree_errors, integral_sq_ecdf
@@ -272,7 +273,7 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
         if hit is not None:
             self._est.move_to_end(key)
             return hit
-        opts: dict[str, Any] = {"degree": "auto"} if m == "pp" else {}
+        opts: dict[str, Any] = release_options(m)
         gran = key[-1]
         if gran is not None:
             opts["granularity"] = gran
@@ -311,12 +312,13 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
 
     # ---- degree -------------------------------------------------------------------------------
     def _degree_release(self) -> CDFEstimate | None:
-        if self.method in ("pp", "all"):
-            return self.release("pp")
-        if self.method == "auto":
-            est = self.release("auto")
-            return est if est.degree is not None else None
-        return None
+        """The shown release when it has a degree (post-processing): PP's, or an automatic
+        plan's PP; under "all", PP's (the slider moves its curve)."""
+        m = "pp" if self.method == "all" else self.method
+        if not REGISTRY[m].degree:
+            return None
+        est = self.release(m)
+        return est if est.degree is not None else None
 
     def degree_info(self) -> DegreeInfo:
         try:
@@ -351,7 +353,7 @@ class CDFState(CDFInputs, CDFStream, param.Parameterized):
 
     def current(self) -> CDFEstimate:
         """The shown private CDF: the release, at the chosen degree (no privacy cost)."""
-        est = self._degree_release() if self.method in ("pp", "all", "auto") else None
+        est = self._degree_release()
         if est is None:
             return self.release()
         return self._at_degree(est)

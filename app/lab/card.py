@@ -32,13 +32,13 @@ def unit_label(lang: str, unit: str) -> str:
 
 
 def _sens_formula(query: str, n: int, B: float, lang: str) -> str:
-    Bs, ns = fmt_input(B), str(n)
-    return {
-        "sum": f"Δ = B = {Bs}",
-        "mean": f"Δ = B / n = {Bs} / {ns}",
-        "count": "Δ = 1",
-        "const": "Δ = 0",
-    }[query] + " — " + t(f"lab.card.sens_why.{query}", lang)
+    """"Δ = B / n = 1 / 4 — why": the query's rule (dpcore.queries) in symbols, then, when it
+    has any, with the numbers."""
+    rule = queries.lookup(query).formula
+    text = "Δ = " + rule.format(B="B", n="n")
+    if "{" in rule:
+        text += " = " + rule.format(B=fmt_input(B), n=str(n))
+    return text + " — " + t(f"lab.card.sens_why.{query}", lang)
 
 
 # Verdict kind -> (message key, mark). A new verdict (e.g. "too close to call") is one more

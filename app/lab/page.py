@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import logging
-import time
 from typing import Any
 
 import panel as pn
@@ -29,14 +28,15 @@ from app.lab.tour import CONCEALED_HTML, TourPanel, TourState
 from app.shell import address, assets, exportbar, options, theme, widgets
 from app.shell import template as layout
 from app.shell.follow import PageLink
-from app.shell.i18n import t
+from app.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
 from app.shell.options import request_language
+from app.shell.refresh import Scheduler
 from app.shell.tour import step_from_address
 from dpcore import queries
 from dpcore.certify import Certification
 
 # Inputs closer than BURST_MS form a burst; during one, the figures redraw once the input has
-# been quiet for PLOT_PAUSE_MS (the card always updates at once).
+# been quiet for PLOT_PAUSE_MS (the card always updates at once): app/shell/refresh.py.
 BURST_MS = 400
 PLOT_PAUSE_MS = 150
 
@@ -52,10 +52,10 @@ class LabPage(LabFigures, param.Parameterized):
     state: LabState = param.ClassSelector(  # type: ignore[assignment]
         class_=LabState, doc="The lab state shown by this page.")
     lang: str = param.Selector(  # type: ignore[assignment]
-       default="ko", objects=["ko", "en"], doc="Page language.")
+       default=DEFAULT_LANGUAGE, objects=list(LANGUAGES), doc="Page language.")
 
-    def __init__(self, state: LabState | None = None, lang: str = "ko", large: bool = False,
-                 dark: bool = False, **params: Any) -> None:
+    def __init__(self, state: LabState | None = None, lang: str = DEFAULT_LANGUAGE,
+                 large: bool = False, dark: bool = False, **params: Any) -> None:
         super().__init__(state=state or LabState(), lang=lang, **params)
         self._large = large
         self._dark = dark
@@ -68,10 +68,9 @@ class LabPage(LabFigures, param.Parameterized):
         self.conceal_note = widgets.TextPane("", stylesheets=[CARD_CSS], visible=False,
                                              sizing_mode="stretch_width",
                                              css_classes=["dp-tour-conceal-note"])
-        self._pending_plots: set[str] = set()
-        self._plots_scheduled = False
-        self._last_input = 0.0
-        self._in_burst = False
+        # the page's one scheduler (app/shell/refresh.py): the card now, the figures after
+        self._refresh = Scheduler(self.refresh_plots, page="lab", burst_ms=BURST_MS,
+                                  pause_ms=PLOT_PAUSE_MS)
         self.address = address.AddressBar()
         self.controls = LabSidebar(self.state, lang, large=large, dark=dark, safe=self._safe)
         self.notice = widgets.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
@@ -118,42 +117,12 @@ class LabPage(LabFigures, param.Parameterized):
         self._safe(self._refresh_unlocked, names)
 
     def _refresh_unlocked(self, names: set[str]) -> None:
-        # Bokeh models (sources, ranges, spans) are changed directly here; Panel's unlocked()
-        # dispatches those changes safely from any widget or Bokeh-event callback.
-        doc = pn.state.curdoc
-        if doc is None or doc.session_context is None:
-            self.refresh(names)
-            return
-        # Card first (one small message). A single change redraws the figures on the next
-        # tick; during a burst of changes (a held arrow key) the figures wait until the input
-        # pauses for PLOT_PAUSE_MS, so the card is never queued behind the browser redrawing
-        # three canvases for a value already superseded. Rapid moves coalesce.
-        with pn.io.unlocked():
-            self.refresh_card(names)
-        self._pending_plots |= names
-        now = time.monotonic()
-        burst = (now - self._last_input) * 1000.0 < BURST_MS
-        self._last_input, self._in_burst = now, burst
-        if not self._plots_scheduled:
-            self._plots_scheduled = True
-            if burst:
-                doc.add_timeout_callback(self._plots_tick, PLOT_PAUSE_MS)
-            else:
-                doc.add_next_tick_callback(self._plots_tick)
-
-    def _plots_tick(self) -> None:
-        quiet_ms = (time.monotonic() - self._last_input) * 1000.0
-        doc = pn.state.curdoc
-        if quiet_ms < PLOT_PAUSE_MS and self._in_burst and doc is not None:
-            doc.add_timeout_callback(self._plots_tick, max(1, int(PLOT_PAUSE_MS - quiet_ms)))
-            return
-        names, self._pending_plots = self._pending_plots, set()
-        self._plots_scheduled = False
-        try:
-            with pn.io.unlocked():
-                self.refresh_plots(names)
-        except Exception:
-            log.warning("lab: plot update skipped", exc_info=True)
+        # Card first (one small message, sent at once); the figures on the next tick, or during
+        # a burst of changes (a held arrow key) once the input pauses for PLOT_PAUSE_MS, so the
+        # card is never queued behind the browser redrawing figures for a value already
+        # superseded. Rapid moves coalesce (app/shell/refresh.py).
+        self._refresh.now(self.refresh_card, names)
+        self._refresh.later(names)
 
     def _show_notices(self) -> None:
         ns = self.state.notices

@@ -26,10 +26,21 @@ import secrets
 import socket
 import time
 from collections.abc import Mapping
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any, Literal, Protocol
 
 from app.room import codes, roster
-from app.room.state import ended_message, new_question, parse_message, state_message, tally
+from app.room.records import Answer
+from app.room.state import (
+    ClassQuestion,
+    RoomMessage,
+    RoomState,
+    ended_message,
+    new_question,
+    parse_message,
+    state_message,
+    tally,
+)
 from app.room.store import RoomStore, StoreDown, open_store
 
 log = logging.getLogger("dplab.room")
@@ -50,7 +61,7 @@ class Member(Protocol):
     code: str
     student: bool
 
-    def deliver(self, msg: Mapping[str, Any]) -> None: ...
+    def deliver(self, msg: RoomMessage) -> None: ...
 
     def store_status(self, ok: bool) -> None: ...
 
@@ -64,7 +75,7 @@ class RoomHub:
         self.store = store
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self.members: dict[str, set[Member]] = {}
-        self.latest: dict[str, dict[str, Any]] = {}  # code -> last state message seen here
+        self.latest: dict[str, RoomState] = {}  # code -> last state seen here
         self.ok = True
         self._tasks: list[asyncio.Task[None]] = []
         self._counted: set[str] = set()
@@ -73,7 +84,8 @@ class RoomHub:
         self._waiting: dict[str, asyncio.Task[None]] = {}  # rooms lost in a restart
         self._restarted_at: float | None = None  # time.monotonic() when a restart was seen
         # code -> what a teacher page on this process last read of the room (its poll, number
-        # question, ledger, lock, ...): written back or named as lost after a store restart
+        # question, ledger, lock, ...; the records of app/room/records.py): written back or
+        # named as lost after a store restart
         self.watched: dict[str, dict[str, Any]] = {}
 
     # ---- lifecycle -----------------------------------------------------------------------
@@ -158,11 +170,9 @@ class RoomHub:
         msg = self.latest.get(code)
         if msg is None:
             return False
-        text = state_message(int(msg["seq"]), str(msg.get("origin", "room")),
-                             msg.get("snap") or {}, msg.get("question"))
         return await self.store.restore(
             code, {"created": str(int(time.time())), "restored": "1"},
-            {"seq": str(int(msg["seq"])), "state": text})
+            {"seq": str(msg.seq), "state": msg.to_json()})
 
     def _held(self) -> list[str]:
         """Rooms this process writes back after a restart: those its labs are in and those a
@@ -191,25 +201,28 @@ class RoomHub:
         if not w or not await self.store.exists(code):
             return
         at = json.dumps(time.time())
-        msg = self.latest.get(code) or {}
-        q = msg.get("question")
+        msg = self.latest.get(code)
+        q = msg.question if msg else None
         lost: dict[str, Any] = {}
         if w.get("poll") and await self.store.get(code, "poll") is None:
-            lost["poll"] = {"poll": w["poll"], "n": int(w.get("poll_n") or 0)}
+            lost["poll"] = {"poll": w["poll"].to_dict(), "n": int(w.get("poll_n") or 0)}
         if w.get("ask") and await self.store.get(code, "ask") is None:
-            lost["ask"] = {"ask": w["ask"], "n": int(w.get("ask_n") or 0)}
+            lost["ask"] = {"ask": w["ask"].to_dict(), "n": int(w.get("ask_n") or 0)}
         if w.get("release") and await self.store.get(code, "cdf") is None:
             lost["release"] = w["release"]
-        if q and int(w.get("question_n") or 0) and w.get("question_id") == q.get("id"):
-            lost["question"] = {"id": q["id"], "n": int(w["question_n"])}
+        if q and int(w.get("question_n") or 0) and w.get("question_id") == q.id:
+            lost["question"] = {"id": q.id, "n": int(w["question_n"])}
         for name, value in lost.items():
             await self.store.hsetnx(code, "lost", name, json.dumps(value, ensure_ascii=False))
         if lost:
             await self.store.hsetnx(code, "lost", "at", at)
+        # (these two were written back as json.dumps writes them, spaced: kept so)
         for sid, step in (w.get("ledger") or {}).items():
-            await self.store.hsetnx(code, "ledger", sid, json.dumps(step, ensure_ascii=False))
+            await self.store.hsetnx(code, "ledger", sid,
+                                    json.dumps(step.to_dict(), ensure_ascii=False))
         for pid, res in (w.get("past") or {}).items():
-            await self.store.hsetnx(code, "polls", pid, json.dumps(res, ensure_ascii=False))
+            await self.store.hsetnx(code, "polls", pid,
+                                    json.dumps(res.to_dict(), ensure_ascii=False))
         if w.get("locked") and await self.store.get(code, "locked") is None:
             await roster.set_locked(self.store, code, True)
         if w.get("size") and await self.store.get(code, "size") is None:
@@ -279,9 +292,9 @@ class RoomHub:
         msg = parse_message(text)
         if msg is None:
             return
-        if msg["type"] == "state":
+        if isinstance(msg, RoomState):
             old = self.latest.get(code)
-            if old is not None and old["seq"] > msg["seq"]:
+            if old is not None and old.seq > msg.seq:
                 return
             self.latest[code] = msg
         else:
@@ -327,13 +340,14 @@ class RoomHub:
             # the garbage collector ran inside the cards' pass)
             timing_log.info("room timing: pid %d seq %s members %d received %.6f cards %.2f ms "
                             "delivered %.2f ms cards_cpu %.2f ms collections %d switches %d/%d",
-                            os.getpid(), msg.get("seq"), len(members), w0, 1e3 * (t1 - t0),
+                            os.getpid(), getattr(msg, "seq", None), len(members), w0,
+                            1e3 * (t1 - t0),
                             1e3 * (time.perf_counter() - t0), 1e3 * (c1 - c0), g1 - g0,
                             r1.ru_nvcsw - r0.ru_nvcsw if r0 and r1 else 0,
                             r1.ru_nivcsw - r0.ru_nivcsw if r0 and r1 else 0)
 
     @staticmethod
-    def _after_cards(members: list[Any], msg: Mapping[str, Any]) -> None:
+    def _after_cards(members: list[Any], msg: RoomMessage) -> None:
         """The views (one frame each) and then each lab's own document, after the cards."""
         for m in members:
             try:
@@ -386,7 +400,7 @@ class RoomHub:
         Bokeh discards its session, up to two minutes later, but receives nothing)."""
         return any(m.counts()[0] for ms in list(self.members.values()) for m in list(ms))
 
-    def join(self, member: Member) -> dict[str, Any] | None:
+    def join(self, member: Member) -> RoomState | None:
         """Add a lab to its room; returns the room's last state known here (or None)."""
         self.start()
         self.members.setdefault(member.code, set()).add(member)
@@ -409,20 +423,25 @@ class RoomHub:
                 return code
         raise RuntimeError("no free room code after 20 tries")
 
-    async def state(self, code: str) -> dict[str, Any] | None:
-        """The room's current state message (None: no such room)."""
-        text = await self.store.get(code, "state")
-        msg = parse_message(text)
-        if msg is None or msg["type"] != "state":
+    async def room_state(self, code: str) -> RoomState | None:
+        """The room's current state (None: no such room)."""
+        msg = RoomState.from_json(await self.store.get(code, "state"))
+        if msg is None:
             return None
         if code in self.members or code in self.watched:  # written back after a restart
             old = self.latest.get(code)
-            if old is None or old["seq"] <= msg["seq"]:
+            if old is None or old.seq <= msg.seq:
                 self.latest[code] = msg
         return msg
 
+    async def state(self, code: str) -> dict[str, Any] | None:
+        """The room's current state message as its JSON fields (None: no such room), for
+        app/serve/room_wiring.py's first card; the wing reads :meth:`room_state`."""
+        msg = await self.room_state(code)
+        return None if msg is None else msg.to_dict()
+
     async def publish(self, code: str, snap: Mapping[str, Any], origin: str,
-                      question: Any = "keep") -> int | None:
+                      question: ClassQuestion | Literal["keep"] | None = "keep") -> int | None:
         """Make ``snap`` the room's state (and ``question``, unless "keep"); every lab of the
         room shows it. Returns the new sequence number, None when the room is gone."""
         # one round trip with Redis: numbered, stored and published at once (a tour question
@@ -431,30 +450,28 @@ class RoomHub:
         return None if r is None else r[0]
 
     async def ask(self, code: str, kind: str, ref: str, n_options: int,
-                  answer: int | None) -> dict[str, Any] | None:
+                  answer: int | None) -> ClassQuestion | None:
         """Open a class question; a tour question also conceals the card for everyone."""
-        cur = await self.state(code)
+        cur = await self.room_state(code)
         if cur is None:
             return None
         q = new_question(kind, ref, n_options, answer)
-        snap = dict(cur["snap"])
+        snap = dict(cur.snap)
         if kind == "tour":
             snap.update(tour=int(ref), revealed=False)
         await self.publish(code, snap, "room", q)
         return q
 
     async def reveal(self, code: str) -> bool:
-        cur = await self.state(code)
+        cur = await self.room_state(code)
         if cur is None:
             return False
-        snap = {**cur["snap"], "revealed": True}
-        q = cur.get("question")
-        if q:
-            q = {**q, "revealed": True}
+        snap = {**cur.snap, "revealed": True}
+        q = replace(cur.question, revealed=True) if cur.question else None
         return await self.publish(code, snap, "room", q) is not None
 
     async def start_tour(self, code: str, step: int = 1) -> bool:
-        cur = await self.state(code)
+        cur = await self.room_state(code)
         if cur is None:
             return False
         import lessons
@@ -469,15 +486,14 @@ class RoomHub:
         """Record one answer per student (app/room/roster.py: "ok", "already", "full" or
         "gone") and the option on record for them (-1: none)."""
         r = await roster.add_answer(self.store, code, f"answers:{qid}", student,
-                                    str(int(option)))
+                                    Answer(int(option)).to_json())
         if r == "ok":
             return r, int(option)
-        raw = (await self.store.hgetall(code, f"answers:{qid}")).get(student, "")
-        return r, int(raw) if raw.isdigit() else -1
+        held = Answer.from_json((await self.store.hgetall(code, f"answers:{qid}")).get(student))
+        return r, held.option if held else -1
 
-    async def counts_of(self, code: str, question: Mapping[str, Any]) -> list[int]:
-        return tally(await self.store.hgetall(code, f"answers:{question['id']}"),
-                     int(question["n"]))
+    async def counts_of(self, code: str, question: ClassQuestion) -> list[int]:
+        return tally(await self.store.hgetall(code, f"answers:{question.id}"), question.n)
 
     async def end(self, code: str) -> None:
         """End the class: everything of the room is deleted at once, the labs are told."""

@@ -17,29 +17,24 @@
 from __future__ import annotations
 
 import asyncio
-import functools
-import html
 import logging
 import secrets
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import panel as pn
 
 from app.room import channel, codes
 from app.room.channel import CardChannel
 from app.room.hub import RoomHub, get_hub
+from app.room.link_view import ROOM_CSS, LinkView
 from app.room.questions import question_text
-from app.room.render import distribution_html
-from app.room.state import FollowState, sum_counts
+from app.room.state import Ended, FollowState, RoomMessage, RoomState, sum_counts
 from app.shell import assets, widgets
 from app.shell.follow import Followable
 from app.shell.i18n import t
-from app.shell.urls import href
 
 log = logging.getLogger("dplab.room")
-ROOM_CSS = assets.text("dplab-room-lab.css") + "\n" + assets.text("dplab-room-dist.css")
 LEADER_POLL_MS = 1000
 _RUNNING: set[asyncio.Future[None]] = set()  # the links' store calls in flight
 SLOW_STEP_TIMEOUT_S = 2.0  # a document that never runs its callback (a closed tab) is skipped
@@ -84,11 +79,12 @@ class SlowLane:
 SLOW_LANE = SlowLane()
 
 
-class RoomLink:
-    """Leads (teacher) or follows (student) room ``code`` for one lab session."""
+class RoomLink(LinkView):
+    """Leads (teacher) or follows (student) room ``code`` for one lab session (what it shows:
+    :class:`app.room.link_view.LinkView`)."""
 
     def __init__(self, code_text: str | None, *, teacher: bool, hub: RoomHub | None = None,
-                 known: Mapping[str, Any] | None = None) -> None:
+                 known: RoomState | Mapping[str, Any] | None = None) -> None:
         self.code = codes.normalise(code_text) or ""
         self.student = not teacher
         self.id = secrets.token_hex(8)  # random, per session: names this lab's publications
@@ -103,9 +99,12 @@ class RoomLink:
         self._ever_connected = False
         self._publishing = False
         self._republish = False
-        self._latest: Mapping[str, Any] | None = None
+        self._latest: RoomState | None = None
         self._full: dict[str, Any] | None = None  # a snapshot whose card only is shown yet
-        self._known = known  # the room's state as read for this page's first card
+        # the room's state as read for this page's first card (app/serve/room_wiring.py hands
+        # it over as the message's JSON fields)
+        self._known = known if known is None or isinstance(known, RoomState) else \
+            RoomState.from_dict(dict(known))
         # (dplab-reconnect.css: the banner says "connection lost" from the browser,
         # app/room/connection.py)
         self.banner = widgets.TextPane("", css_classes=["dp-room-banner"],
@@ -193,7 +192,7 @@ class RoomLink:
             sock.close()
 
     # ---- Member (app/room/hub.py) ----------------------------------------------------------
-    def deliver(self, msg: Mapping[str, Any]) -> None:
+    def deliver(self, msg: RoomMessage) -> None:
         doc = self.doc
         if self.channel is not None:
             self._push(msg)  # the card now, before any document's turn
@@ -210,7 +209,7 @@ class RoomLink:
 
         doc.add_next_tick_callback(run)
 
-    def push_card(self, msg: Mapping[str, Any]) -> bool:
+    def push_card(self, msg: RoomMessage) -> bool:
         """Send ``msg``'s card over the channel now, if this lab shows it from there; True when
         it did (the hub then calls :meth:`push_views`). The hub calls this for every lab of the
         process before any :meth:`deliver`, so no follower's card waits for another's document
@@ -225,18 +224,18 @@ class RoomLink:
         if sock is not None and self._pushed_snap is not None and self._views_sent < self._pushed:
             self._push_views(sock, self._pushed, self._pushed_snap)
 
-    def _push(self, msg: Mapping[str, Any], *, views: bool = True) -> bool:
+    def _push(self, msg: RoomMessage, *, views: bool = True) -> bool:
         """Send a state's card over the channel when the page may show it alone (a following
         student, a state no older than the last, no tour step or concealment); with ``views``
         the rest of the view follows on the next loop turn."""
         st, page, sock = self.state, self.page, self.channel
         if (sock is None or page is None or not hasattr(page, "channel_views")
-                or msg.get("type") != "state" or not self.student or not st.follows):
+                or not isinstance(msg, RoomState) or not self.student or not st.follows):
             return False
-        seq = int(msg.get("seq", -1))
+        seq = msg.seq
         if seq < st.seq or seq <= self._pushed:
             return False
-        snap = msg.get("snap") or {}
+        snap = msg.snap
         card = page.preview_html(snap)
         if card is None or not sock.push(channel.card_frame(seq, card)):
             return False
@@ -312,7 +311,7 @@ class RoomLink:
         task.add_done_callback(_RUNNING.discard)
 
     async def _fetch(self) -> None:
-        msg = await self.hub.state(self.code)
+        msg = await self.hub.room_state(self.code)
         if msg is None:
             def gone() -> None:
                 self.state.status = "unknown"
@@ -323,23 +322,23 @@ class RoomLink:
             return
         self.deliver(msg)
 
-    def _take(self, msg: Mapping[str, Any]) -> None:
+    def _take(self, msg: RoomMessage) -> None:
         """Apply a room message to this lab (inside its document)."""
         page = self.page
         if page is None:
             return
-        if msg.get("type") == "state":
+        if isinstance(msg, RoomState):
             self._latest = msg
         show = self.state.accept(msg)
-        if msg.get("type") == "ended":
+        if isinstance(msg, Ended):
             self._apply_full()
             self.hub.leave(self)
             page.apply_room_snapshot(page.room_snapshot(), hold=False)
-        elif show and not (self.state.role == "teacher" and msg.get("origin") == self.id):
-            snap = dict(msg.get("snap") or {})
+        elif show and not (self.state.role == "teacher" and msg.origin == self.id):
+            snap = dict(msg.snap)
             q = self.state.question
-            snap["question"] = q["id"] if q else ""
-            seq = int(msg.get("seq", -2))
+            snap["question"] = q.id if q else ""
+            seq = msg.seq
             if self.student and self._pushed >= seq:
                 # The page shows the state from the channel: this session takes it only when
                 # it needs it (the student detaches, a tour step, the channel closes). (A
@@ -408,26 +407,23 @@ class RoomLink:
     def _on_prediction(self, option: int) -> None:
         q = self.state.question
         page = self.page
-        if q is None or q.get("kind") != "tour" or page is None:
+        if q is None or q.kind != "tour" or page is None:
             return
         current = page.prediction()
-        if current is None or current[0] != q.get("ref"):
+        if current is None or current[0] != q.ref:
             return
-        self._answer(option)
-
-    def _on_option(self, option: int, _event: Any) -> None:
         self._answer(option)
 
     def _answer(self, option: int) -> None:
-        if not self.state.may_answer(option):
+        q = self.state.question
+        if q is None or not self.state.may_answer(option):
             return
-        q = self.state.question or {}
         if self.student_id is None:
             self.state.answer_refused = True
             self._render()
             return
         self.state.record_answer(option)
-        self._spawn(self._send_answer(str(q["id"]), self.student_id, option))
+        self._spawn(self._send_answer(q.id, self.student_id, option))
         self._render()
 
     async def _send_answer(self, qid: str, student: str, option: int) -> None:
@@ -493,120 +489,9 @@ class RoomLink:
 
         self._in_doc(show)
 
-    # ---- view ------------------------------------------------------------------------------
-    def _render(self) -> None:
-        st, lang = self.state, self.lang
-        if st.role == "student":
-            # A follower renders on every teacher move; what it shows changes far less often
-            # (a quiz's buttons were made again each time): skipped when nothing it reads did.
-            reads = (st.status, st.following, st.code, repr(st.question), st.answered,
-                     st.answered_id, st.answer_result, st.answer_refused, st.follows, lang,
-                     self.toggle is not None, self._synced)
-            if reads == self._rendered:
-                return
-            self._rendered = reads
-        code = html.escape(st.code or "")
-        text = t(st.banner_key(), lang, code=code)
-        extra = ""
-        q = st.question
-        qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
-        if st.role == "teacher" and st.status in ("live", "lost"):
-            c, f = getattr(self, "_counts", (0, 0))
-            room = href(f"/teach?room={st.code}&lang={lang}")
-            extra = (f' <span class="dp-room-count">'
-                     f'{html.escape(t("room.count", lang, connected=c, following=f))}</span>'
-                     f' <a href="{html.escape(room)}" target="_blank" rel="noopener">'
-                     f'{html.escape(t("room.open_room_page", lang))}</a>')
-        elif st.follows and q is not None and not q.get("revealed"):
-            if st.answer_refused:
-                extra = " " + html.escape(t("roster.lab_locked", lang))
-            elif st.answer_result == "full":
-                extra = " " + html.escape(t("roster.full", lang))
-            elif st.answered >= 0 and st.answered_id == q.get("id") and qt is not None:
-                answer = qt.options[st.answered] if st.answered < len(qt.options) else "?"
-                key = "roster.already_sent" if st.answer_result == "already" else \
-                    "room.answered"
-                extra = " " + html.escape(t(key, lang, answer=answer, sent=answer))
-            elif q.get("kind") == "tour":
-                extra = " " + html.escape(t("room.asked_tour", lang))
-            else:
-                extra = " " + html.escape(t("room.asked_quiz", lang))
-        if st.role == "student" and st.status == "live":  # polls and the class CDF live there
-            page = href("/join") + "?" + urlencode({"room": st.code or "", "lang": lang})
-            label = html.escape(t("poll.lab.class_page", lang))
-            extra += (f' <a class="dp-room-class-page" href="{html.escape(page)}" '
-                      f'target="_blank" rel="noopener">{label}</a>')
-        cls = f"dp-room-banner-inner dp-room-{st.status}"
-        if st.status == "live" and st.role == "student" and not st.following:
-            cls += " dp-room-own"
-        role = ' role="alert"' if st.status in ("lost", "ended", "unknown") else ' role="status"'
-        # how the page goes back if its connection drops (assets/dplab-reconnect.js)
-        mode = ("alone" if st.status in ("ended", "unknown") else "lead" if st.role == "teacher"
-                else "follow" if st.following else "own")
-        self.banner.object = (f'<div class="{cls}"{role} data-mode="{mode}" '
-                              f'data-synced="{self._synced}">'
-                              f'<p>{html.escape(text)}{extra}</p></div>')
-        if self.toggle is not None:
-            following = st.following
-            self.toggle.label = t("room.follow.detach" if following else "room.follow.again",
-                                  lang)
-            if self.toggle.value != following:
-                self.toggle.value = following
-            self.toggle.visible = st.status in ("live", "lost")
-            self.toggle.color = "primary" if following else "default"
-        if st.role == "student":
-            self._render_quiz(qt)
-        else:
-            self._render_leader(qt)
-
-    def _render_quiz(self, qt: Any) -> None:
-        st, q = self.state, self.state.question
-        show = (q is not None and q.get("kind") == "quiz" and st.follows and qt is not None
-                and (not q.get("revealed") or st.answered >= 0))
-        if not show:
-            if self.question_pane.visible:
-                self.question_pane.visible = False
-                self.question_pane.objects = []
-            return
-        lang = self.lang
-        head = widgets.TextPane(f'<p class="dp-room-qtext"><strong>'
-                                f'{html.escape(t("room.quiz_heading", lang))}</strong> '
-                                f"{html.escape(qt.text)}</p>", stylesheets=[ROOM_CSS],
-                                sizing_mode="stretch_width", margin=0)
-        items: list[Any] = [head]
-        if q is not None and q.get("revealed") and qt.answer is not None:
-            items.append(widgets.TextPane(
-                f'<p class="dp-room-right">{html.escape(t("room.right_answer", lang, answer=qt.options[qt.answer]))}</p>',  # noqa: E501
-                stylesheets=[ROOM_CSS], margin=0, sizing_mode="stretch_width"))
-        elif st.answered < 0:
-            for i, o in enumerate(qt.options):
-                b = pn.widgets.Button(label=o, css_classes=["dp-room-option",
-                                                           f"dp-room-option-{i}"],
-                                      margin=(2, 6, 2, 0))
-                b.on_click(functools.partial(self._on_option, i))
-                items.append(b)
-        self.question_pane.objects = items
-        self.question_pane.visible = True
-
-    def _render_leader(self, qt: Any) -> None:
-        st, q = self.state, self.state.question
-        page = self.page
-        if self.ask_btn is None or self.reveal_btn is None:
-            return
-        live = st.status in ("live", "lost")
-        self.ask_btn.disabled = not live or page is None or page.prediction() is None or (
-            q is not None and not q.get("revealed"))
-        self.reveal_btn.disabled = not live
-        if q is None:
-            self.dist.visible = False
-            return
-        counts = getattr(self, "_dist_counts", []) or [0] * int(q["n"])
-        self.dist.object = distribution_html(qt, counts, bool(q.get("revealed")), self.lang)
-        self.dist.visible = True
-
 
 def link_for_session(code_text: str | None, teacher: bool,
-                     known: Mapping[str, Any] | None = None,
+                     known: RoomState | Mapping[str, Any] | None = None,
                      student: str | None = None) -> RoomLink:
     """The link for a ``/lab?room=CODE`` session (``teacher``: the request had a valid
     ``dplab_teacher`` cookie; ``known``: the room's state message as read for the page's first

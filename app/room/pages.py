@@ -106,7 +106,7 @@ class TeachHandler(_Base):
             return
         code = codes.normalise(room)
         try:
-            msg = await get_hub().state(code) if code else None
+            msg = await get_hub().room_state(code) if code else None
         except StoreDown:
             self.page(503, lang, kept, notices, "/teach", t("room.teach.title", lang),
                       f'<p role="alert">{_e(t("room.store_down", lang))}</p>')
@@ -198,14 +198,14 @@ class TeachHandler(_Base):
             quiz_html = (f'<p class="dp-room-small dp-room-quiz-loading">'
                          f'{_e(t("room.quiz.loading", lang))}</p>')
         q = view.question
-        qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
+        qt = question_text(q.kind, q.ref, lang) if q else None
         count = teach_view.counts_text(data, lang)
         step = int((view.snap or {}).get("tour") or 0)
         step_text = t("room.step", lang, step=step) if step else t("room.no_step", lang)
         panel = {"panel": "1"} if self.get_query_argument("panel", "") == "1" else {}
         api = href(f"/teach/api/rooms/{code}") + "?" + urlencode({"lang": lang, **kept, **panel})
         code_aria = t("room.code_aria", lang, code=" ".join(code))
-        dist = distribution_html(qt, view.counts, bool(q and q.get("revealed")), lang)
+        dist = distribution_html(qt, view.counts, bool(q and q.revealed), lang)
         answered = teach_view.answered_text(view.answers, data.joined, lang) if q else ""
         sections = poll_pages.teacher_sections(code, lang, url, csrf, errors, form)
         roster_box = teach_view.roster_html(data, lang, url, csrf, errors, form)
@@ -364,8 +364,8 @@ class RoomActionHandler(TeachHandler):
             elif action == "reveal":
                 await hub.reveal(code)
             elif action == "ask":
-                cur = await hub.state(code)
-                step = str(int((cur or {}).get("snap", {}).get("tour") or 0))
+                cur = await hub.room_state(code)
+                step = str(int((cur.snap.get("tour") if cur else 0) or 0))
                 qt = question_text("tour", step, lang)
                 if qt is None:
                     self.redirect(href("/teach") + self.query(lang, kept, room=code,
@@ -432,7 +432,7 @@ class RoomApiHandler(_Base):
             self.finish(json.dumps(out, ensure_ascii=False))
             return
         q = view.question
-        qt = question_text(str(q["kind"]), str(q["ref"]), lang) if q else None
+        qt = question_text(q.kind, q.ref, lang) if q else None
         step = int((view.snap or {}).get("tour") or 0)
         kept = {k: v for k, v in (("size", self.get_query_argument("size", "")),
                                   ("theme", self.get_query_argument("theme", "")))
@@ -449,7 +449,7 @@ class RoomApiHandler(_Base):
             answered_text=teach_view.answered_text(view.answers, data.joined, lang) if q else "",
             roster_html=teach_view.roster_html(data, lang, url, csrf),
             lost_html=teach_view.lost_html(data.lost, lang, url, csrf),
-            dist_html=distribution_html(qt, view.counts, bool(q and q.get("revealed")), lang))
+            dist_html=distribution_html(qt, view.counts, bool(q and q.revealed), lang))
         self.finish(json.dumps(out, ensure_ascii=False))
 
 

@@ -37,15 +37,25 @@ The class's CDF
 
 from __future__ import annotations
 
-import json
 import math
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from app.room.kinds import DEFAULT_KIND, MAX_CHOICES, MIN_CHOICES, poll_kind
+from app.room.records import (
+    Answer,
+    Ask,
+    CdfRelease,
+    CentralRelease,
+    Estimate,
+    LedgerStep,
+    Poll,
+    PollResults,
+    ReleasedOption,
+)
 from dpcore import accounting, gaussian
 from dpcore import randomized_response as rr
 
@@ -53,7 +63,6 @@ Z95 = rr.Z95  # the 97.5 % point of the standard normal
 EPS_MAX = 10.0
 QUESTION_MAX = 300
 OPTION_MAX = 80
-MIN_CHOICES, MAX_CHOICES = 3, 6
 FEW_ANSWERS = 10  # below this the interval is too wide to read (said on the projector)
 DEFAULT_EPS = math.log(3.0)
 DEFAULT_DELTA = 1e-5
@@ -96,27 +105,6 @@ def likelihood_ratio(eps: float, k: int = 2) -> float:
     return rr.likelihood_ratio(eps, k)
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """The estimate of one option's share in the class, with its 95 % interval."""
-
-    reported: int  # how many reports (or true answers, central) named this option
-    raw_share: float  # reported / n
-    estimate: float  # unbiased (may lie outside [0, 1])
-    sd: float
-    lo: float  # interval, clipped to [0, 1]
-    hi: float
-    clipped: bool  # the interval was clipped
-
-    def as_json(self) -> dict[str, Any]:
-        def finite(x: float) -> float | None:  # JSON has no NaN
-            return x if math.isfinite(x) else None
-
-        return {"reported": self.reported, "raw_share": self.raw_share,
-                "estimate": finite(self.estimate), "sd": finite(self.sd),
-                "ci95": [self.lo, self.hi], "clipped": self.clipped}
-
-
 def _interval(est: float, half: float) -> tuple[float, float, bool]:
     lo, hi = est - half, est + half
     clipped = lo < 0.0 or hi > 1.0
@@ -151,7 +139,7 @@ def central_half_width(eps: float, delta: float, mech: str, n: int, k: int = 2) 
 
 
 def central_release(counts: Sequence[int], eps: float, delta: float, mech: str,
-                    rng: np.random.Generator | None = None) -> dict[str, Any]:
+                    rng: np.random.Generator | None = None) -> CentralRelease:
     """Release the true counts once with calibrated noise; the true counts are not returned."""
     k, n = len(counts), sum(counts)
     rng = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
@@ -166,13 +154,15 @@ def central_release(counts: Sequence[int], eps: float, delta: float, mech: str,
     for c in noisy:
         est = c / n if n else math.nan
         lo, hi, clipped = _interval(est, half) if n else (0.0, 1.0, True)
-        ests.append({"noisy_count": c, "estimate": est, "ci95": [lo, hi], "clipped": clipped})
-    return {"mech": mech, "scale": scale, "sensitivity": sens, "n": n, "options": ests,
-            "eps": eps, "delta": delta if mech == "gaussian" else 0.0}
+        ests.append(ReleasedOption(c, est, lo, hi, clipped))
+    return CentralRelease(mech, scale, sens, n, tuple(ests), eps,
+                          delta if mech == "gaussian" else 0.0)
 
 
-def central_step(rel: Mapping[str, Any]) -> accounting.Step:
-    """The ledger step of a central poll release."""
+def central_step(release: CentralRelease | Mapping[str, Any]) -> accounting.Step:
+    """The ledger step of a central poll release (or of its fields: mech, sensitivity, scale,
+    eps, delta)."""
+    rel = release.to_dict() if isinstance(release, CentralRelease) else release
     if rel["mech"] == "gaussian":
         return accounting.Step.gaussian(float(rel["sensitivity"]), float(rel["scale"]),
                                         float(rel["eps"]), float(rel["delta"]))
@@ -218,96 +208,82 @@ def parse_question(text: str | None, preset: str | None, field: str = "question"
     raise PollError(field, "poll.err.question_empty")
 
 
-def parse_choices(text: str | None) -> list[str]:
-    """The options of a multiple-choice poll: one per line, 3 to 6, each at most 80 chars."""
+def parse_choices(text: str | None, lo: int = MIN_CHOICES, hi: int = MAX_CHOICES) -> list[str]:
+    """The options a teacher typed: one per line, ``lo`` to ``hi`` of them (a kind's bounds,
+    app/room/kinds.py), each at most 80 characters, no two alike."""
     opts = [" ".join(line.split()) for line in (text or "").splitlines()]
     opts = [o for o in opts if o]
-    if not MIN_CHOICES <= len(opts) <= MAX_CHOICES or any(len(o) > OPTION_MAX for o in opts) \
+    if not lo <= len(opts) <= hi or any(len(o) > OPTION_MAX for o in opts) \
             or len(set(opts)) != len(opts):
-        raise PollError("choices", "poll.err.choices", lo=MIN_CHOICES, hi=MAX_CHOICES,
-                        limit=OPTION_MAX)
+        raise PollError("choices", "poll.err.choices", lo=lo, hi=hi, limit=OPTION_MAX)
     return opts
 
 
+def parse_options(kind: str, text: str | None) -> list[str]:
+    """The typed options a poll of ``kind`` needs (none for a kind with fixed options, or
+    for no such kind: :func:`new_poll` refuses that)."""
+    pk = poll_kind(kind)
+    if pk is None or pk.choices is None:
+        return []
+    return parse_choices(text, *pk.choices)
+
+
 def new_poll(*, question: str, preset: str, eps: float, model: str = "local",
-             kind: str = "yesno", options: Sequence[str] = (), delta: float = DEFAULT_DELTA,
-             mech: str = "gaussian", now: float = 0.0) -> dict[str, Any]:
-    if model not in MODELS or kind not in ("yesno", "choice") or mech not in MECHANISMS:
+             kind: str = DEFAULT_KIND, options: Sequence[str] = (),
+             delta: float = DEFAULT_DELTA, mech: str = "gaussian", now: float = 0.0) -> Poll:
+    pk = poll_kind(kind)
+    if model not in MODELS or pk is None or mech not in MECHANISMS:
         raise PollError("model", "poll.err.model")
-    k = 2 if kind == "yesno" else len(options)
-    return {"id": secrets.token_hex(6), "question": question, "preset": preset,
-            "eps": float(eps), "model": model, "kind": kind, "k": k,
-            "options": list(options) if kind == "choice" else [],
-            "delta": float(delta) if model == "central" and mech == "gaussian" else 0.0,
-            "mech": mech if model == "central" else "rr", "open": True, "opened": now,
-            "released": None}
+    return Poll(id=secrets.token_hex(6), question=question, preset=preset, eps=float(eps),
+                model=model, kind=pk.name, k=pk.size(options),
+                options=tuple(options) if pk.typed else (),
+                delta=float(delta) if model == "central" and mech == "gaussian" else 0.0,
+                mech=mech if model == "central" else "rr", open=True, opened=now)
 
 
-def parse_poll(text: str | None) -> dict[str, Any] | None:
-    if not text:
-        return None
-    try:
-        p = json.loads(text)
-    except ValueError:
-        return None
-    return p if isinstance(p, dict) and isinstance(p.get("id"), str) else None
-
-
-def option_index(poll: Mapping[str, Any], sent: Any) -> int | None:
-    """The option a student's request names: "yes"/"no" (yes/no poll) or 0..k-1; else None."""
-    if poll["kind"] == "yesno":
-        return {"yes": 0, "no": 1}.get(sent) if isinstance(sent, str) else None
-    if isinstance(sent, bool) or not isinstance(sent, int):
-        return None
-    return sent if 0 <= sent < int(poll["k"]) else None
+def option_index(poll: Poll, sent: Any) -> int | None:
+    """The option a student's request names (by the poll's kind: "yes"/"no" for a yes/no
+    poll, 0..k-1 for typed options); else None."""
+    return poll.poll_kind.option_index(sent, poll.k)
 
 
 def tally(answers: Mapping[str, str], k: int) -> list[int]:
+    """Reports per option among a poll's stored answers (anything else is ignored)."""
     counts = [0] * k
-    for v in answers.values():
-        if v.isdigit() and int(v) < k:
-            counts[int(v)] += 1
+    for text in answers.values():
+        a = Answer.from_json(text)
+        if a is not None and a.option < k:
+            counts[a.option] += 1
     return counts
 
 
-def results(poll: Mapping[str, Any], answers: Mapping[str, str]) -> dict[str, Any]:
+def results(poll: Poll, answers: Mapping[str, str]) -> PollResults:
     """What the projector, the JSON API and the export show of a poll (no true answer of a
     local poll exists anywhere; the central counts are shown only once released, noisy)."""
-    k = int(poll["k"])
+    k, eps = poll.k, poll.eps
     counts = tally(answers, k)
     n = sum(counts)
-    eps = float(poll["eps"])
-    keys = ["yes", "no"] if poll["kind"] == "yesno" else [str(i) for i in range(k)]
-    out: dict[str, Any] = {"id": poll["id"], "model": poll["model"], "kind": poll["kind"],
-                           "question": poll.get("question", ""), "preset": poll.get("preset", ""),
-                           "eps": eps, "n": n, "open": bool(poll["open"]), "few": n < FEW_ANSWERS,
-                           "keep_probability": keep_probability(eps, k),
-                           "likelihood_ratio": likelihood_ratio(eps, k),
-                           "options": list(poll.get("options") or [])}
-    if poll["model"] == "local":
-        ests = local_estimates(counts, eps)
-        out["reported"] = dict(zip(keys, counts, strict=True))
-        out["per_option"] = [e.as_json() for e in ests]
-        out["estimate"] = ests[0].estimate if n else None
-        out["ci95"] = [ests[0].lo, ests[0].hi] if n else None
-        out["clipped"] = ests[0].clipped
-        out["delta"] = 0.0
+    ests = local_estimates(counts, eps) if poll.local else []
+    rel = None if poll.local else poll.released  # the true counts are never shown
+    estimate: float | None = None
+    ci95: tuple[float, float] | None = None
+    if poll.local:
+        estimate, ci95 = (ests[0].estimate, ests[0].ci95) if n else (None, None)
+        clipped = ests[0].clipped
+    elif rel is not None:
+        first = rel.options[0]
+        estimate, ci95, clipped = first.estimate, first.ci95, first.clipped
     else:
-        out["delta"] = float(poll["delta"])
-        out["mech"] = poll["mech"]
-        rel = poll.get("released")
-        out["reported"] = None  # the true counts are never shown
-        if rel:
-            out["released"] = rel
-            first = rel["options"][0]
-            out["estimate"] = first["estimate"]
-            out["ci95"] = first["ci95"]
-            out["clipped"] = first["clipped"]
-        else:
-            out["estimate"] = None
-            out["ci95"] = None
-            out["clipped"] = False
-    return out
+        clipped = False
+    return PollResults(
+        id=poll.id, model=poll.model, kind=poll.kind, question=poll.question,
+        preset=poll.preset, eps=eps, n=n, open=poll.open, few=n < FEW_ANSWERS,
+        keep_probability=keep_probability(eps, k), likelihood_ratio=likelihood_ratio(eps, k),
+        options=poll.options,
+        reported=dict(zip(poll.poll_kind.keys(k), counts, strict=True)) if poll.local else None,
+        per_option=tuple(ests), estimate=estimate, ci95=ci95, clipped=clipped,
+        delta=0.0 if poll.local else poll.delta, mech="" if poll.local else poll.mech,
+        released=rel)
 
 
 def comparison(eps: float, delta: float, n: int, k: int = 2) -> dict[str, float]:
@@ -349,17 +325,16 @@ def parse_value(sent: Any, lo: float, hi: float) -> float | None:
 
 
 def new_ask(*, question: str, preset: str, lo: float, hi: float, unit: str,
-            now: float = 0.0) -> dict[str, Any]:
-    return {"id": secrets.token_hex(6), "question": question, "preset": preset,
-            "lo": lo, "hi": hi, "unit": " ".join(unit.split())[:20], "open": True,
-            "opened": now}
+            now: float = 0.0) -> Ask:
+    return Ask(id=secrets.token_hex(6), question=question, preset=preset, lo=lo, hi=hi,
+               unit=" ".join(unit.split())[:20], open=True, opened=now)
 
 
 def release_cdf(values: Sequence[float], lo: float, hi: float, eps: float, delta: float,
-                method: str, rng: Any = None) -> dict[str, Any]:
+                method: str, rng: Any = None) -> CdfRelease:
     """One release of the class's CDF (dpcore.cdf.estimate, an explicit method), sampled on
     CURVE_POINTS points; for "pp" every degree 0..CDF_K_MAX (post-processing of the one
-    release). Returns the curves and the ledger step's fields; no value is in it."""
+    release). The release holds the curves and its ledger step; no value is in it."""
     from dpcore.cdf import estimate
 
     if method not in CDF_METHODS:
@@ -370,35 +345,35 @@ def release_cdf(values: Sequence[float], lo: float, hi: float, eps: float, delta
     est = estimate(np.asarray(values, dtype=float), bounds=(lo, hi), eps=eps, delta=delta,
                    method=method, rng=rng, **opts)
     xs = np.linspace(lo, hi, CURVE_POINTS)
-    curves: dict[str, list[float]] = {}
+    curves: dict[str, tuple[float, ...]] = {}
     degree = None
     if method == "pp":
         degree = est.degree
         for d in range(CDF_K_MAX + 1):
-            curves[str(d)] = _rounded(est.with_degree(d)(xs))
+            curves[str(d)] = tuple(_rounded(est.with_degree(d)(xs)))
     else:
-        curves["-"] = _rounded(est(xs))
+        curves["-"] = tuple(_rounded(est(xs)))
     rel = est.release
     gaussian_rel = rel.mechanism in ("gaussian", "gaussian_split")
-    step = {"eps": float(est.eps), "delta": float(est.delta),
-            "mu": (accounting.gaussian_mu(rel.sensitivity, rel.noise_scale)
-                   if gaussian_rel else None)}
-    return {"id": secrets.token_hex(6), "method": method, "eps": float(est.eps),
-            "delta": float(est.delta), "n": int(rel.n), "lo": lo, "hi": hi,
-            "xs": _rounded(xs), "curves": curves, "degree": degree,
-            "mechanism": rel.mechanism, "sensitivity": float(rel.sensitivity),
-            "norm": rel.norm, "noise_scale": float(rel.noise_scale), "step": step}
+    step = LedgerStep(float(est.eps), float(est.delta),
+                      accounting.gaussian_mu(rel.sensitivity, rel.noise_scale)
+                      if gaussian_rel else None)
+    return CdfRelease(id=secrets.token_hex(6), method=method, eps=float(est.eps),
+                      delta=float(est.delta), n=int(rel.n), lo=lo, hi=hi,
+                      xs=tuple(_rounded(xs)), curves=curves, degree=degree,
+                      mechanism=rel.mechanism, sensitivity=float(rel.sensitivity),
+                      norm=rel.norm, noise_scale=float(rel.noise_scale), step=step)
 
 
 def _rounded(a: Any) -> list[float]:
     return [round(float(v), 5) for v in np.asarray(a, dtype=float)]
 
 
-def ledger(steps: Sequence[Mapping[str, Any]], read_delta: float) -> dict[str, Any]:
+def ledger(steps: Sequence[LedgerStep | Mapping[str, Any]], read_delta: float) -> dict[str, Any]:
     """The room's ledger of central releases: exact GDP for the Gaussian ones, basic for the
-    rest (dpcore.accounting.compose), read at ``read_delta``."""
-    parts = [accounting.Step(float(s["eps"]), float(s["delta"]),
-                             None if s.get("mu") is None else float(s["mu"])) for s in steps]
+    rest (dpcore.accounting.compose), read at ``read_delta`` (the fields of
+    :class:`app.room.records.Ledger`; a step may also be given as its JSON fields)."""
+    parts = [LedgerStep.of(s).step() for s in steps]
     comp = accounting.compose(parts)
     if comp.count == 0:
         return {"count": 0, "eps": 0.0, "delta": 0.0, "rule": "none", "basic_eps": 0.0,

@@ -17,6 +17,7 @@ chose: "yes"/"no" or 0..k-1), ``POST /join/value`` ``{"room", "ask", "sid", "val
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import logging
@@ -31,9 +32,11 @@ from app.room import codes, guard, roster, tokens
 from app.room import poll as P
 from app.room import poll_render as R
 from app.room.hub import get_hub
+from app.room.kinds import DEFAULT_KIND, KINDS
 from app.room.poll_cdf import cdf_html, truth_html
 from app.room.poll_results import past_table, results_html
 from app.room.poll_student import student_ask_html, student_cdf_html, student_poll_html
+from app.room.records import Poll
 from app.room.store import StoreDown
 from app.shell import csvsafe
 from app.shell.i18n import t
@@ -97,12 +100,12 @@ def teacher_sections(code: str, lang: str, action_url: Any, csrf: str,
         f'{_e(t("poll.form.eps", lang))}</label><input id="dp-poll-eps" name="eps" '
         f'class="dp-poll-eps" inputmode="decimal" value="{val("eps", f"{P.DEFAULT_EPS:.6f}")}"'
         f'{ea}>{ee}</span>'
-        f'<span>{select("model", "dp-poll-model", t("poll.form.model", lang), [("local", t("poll.model.local", lang)), ("central", t("poll.model.central", lang))], form.get("model", "local"))}</span>'  # noqa: E501
+        f'<span>{select("model", "dp-poll-model", t("poll.form.model", lang), [(m, t(f"poll.model.{m}", lang)) for m in P.MODELS], form.get("model", "local"))}</span>'  # noqa: E501
         f'<span><label for="dp-poll-delta">{_e(t("poll.form.delta", lang))}</label>'
         f'<input id="dp-poll-delta" name="delta" class="dp-poll-delta" inputmode="decimal" '
         f'value="{val("delta", f"{P.DEFAULT_DELTA:g}")}"{da}>{de}</span>'
-        f'<span>{select("mech", "dp-poll-mech", t("poll.form.mech", lang), [("gaussian", t("poll.mech.gaussian", lang)), ("laplace", t("poll.mech.laplace", lang))], form.get("mech", "gaussian"))}</span>'  # noqa: E501
-        f'<span>{select("kind", "dp-poll-kind", t("poll.form.kind", lang), [("yesno", t("poll.kind.yesno", lang)), ("choice", t("poll.kind.choice", lang))], form.get("kind", "yesno"))}</span></div>'  # noqa: E501
+        f'<span>{select("mech", "dp-poll-mech", t("poll.form.mech", lang), [(m, t(f"poll.mech.{m}", lang)) for m in P.MECHANISMS], form.get("mech", "gaussian"))}</span>'  # noqa: E501
+        f'<span>{select("kind", "dp-poll-kind", t("poll.form.kind", lang), [(k.name, t(k.label_key, lang)) for k in KINDS.values()], form.get("kind", DEFAULT_KIND))}</span></div>'  # noqa: E501
         f'<label for="dp-poll-choices">{_e(t("poll.form.choices", lang))}</label>'
         f'<textarea id="dp-poll-choices" name="choices" class="dp-poll-choices" rows="3"{ca}>'
         f'{val("choices", "")}</textarea>{ce}'
@@ -197,13 +200,13 @@ async def do_action(code: str, action: str, args: dict[str, str]) -> None:
         mech = args.get("mech") or "gaussian"
         delta = P.parse_delta(args.get("delta")) if model == "central" and mech == "gaussian" \
             else P.DEFAULT_DELTA
-        kind = args.get("kind") or "yesno"
-        options = P.parse_choices(args.get("choices")) if kind == "choice" else []
+        kind = args.get("kind") or DEFAULT_KIND
+        options = P.parse_options(kind, args.get("choices"))
         poll = P.new_poll(question=question, preset=preset, eps=eps, model=model, kind=kind,
                           options=options, delta=delta, mech=mech, now=now)
         reopen = args.get("reopen") or ""
         if len(reopen) == 12 and all(c in "0123456789abcdef" for c in reopen):
-            poll["reopens"] = reopen  # the poll a store restart lost (its id, for the pages)
+            poll = dataclasses.replace(poll, reopens=reopen)  # the poll a restart lost
         await A.open_poll(store, code, poll)
         await store.hdel(code, "lost", "poll")  # the restart notice: opened again
     elif action == "poll-close":
@@ -305,17 +308,18 @@ class PollApiHandler(_TeacherApi):
             self.finish(json.dumps({"poll": None, "html": "<p>" + _e(t("poll.res.none", lang))
                                     + "</p>" + past_table(past, lang)}))
             return
-        out = {k: res[k] for k in ("model", "eps", "n", "reported", "estimate", "ci95")}
-        out.update(delta=res["delta"], clipped=res["clipped"], open=res["open"], id=res["id"],
-                   kind=res["kind"], question=R.question_of(poll, lang),
-                   keep_probability=res["keep_probability"],
-                   likelihood_ratio=res["likelihood_ratio"], few=res["few"])
-        if poll["kind"] == "choice":
-            out["options"] = poll["options"]
-        if poll["model"] == "local":
-            out["per_option"] = res["per_option"]
-        elif res.get("released"):
-            out["released"] = res["released"]
+        rd = res.to_dict()  # the export's fields, as the stored results name them
+        out = {k: rd[k] for k in ("model", "eps", "n", "reported", "estimate", "ci95")}
+        out.update(delta=rd["delta"], clipped=rd["clipped"], open=rd["open"], id=rd["id"],
+                   kind=rd["kind"], question=R.question_of(poll, lang),
+                   keep_probability=rd["keep_probability"],
+                   likelihood_ratio=rd["likelihood_ratio"], few=rd["few"])
+        if poll.poll_kind.typed:
+            out["options"] = list(poll.options)
+        if poll.local:
+            out["per_option"] = rd["per_option"]
+        elif rd.get("released"):
+            out["released"] = rd["released"]
         if fmt == "csv":
             self.set_header("Content-Type", "text/csv; charset=utf-8")
             self.set_header("Content-Disposition", f'attachment; filename="poll-{code}.csv"')
@@ -329,7 +333,7 @@ class PollApiHandler(_TeacherApi):
         self.finish(json.dumps(out, ensure_ascii=False, allow_nan=False))
 
 
-def _csv(out: dict[str, Any], poll: dict[str, Any], lang: str) -> str:
+def _csv(out: dict[str, Any], poll: Poll, lang: str) -> str:
     """The poll's export: one row per option. The question and the options are typed by the
     teacher, so every text cell is neutralised (app/shell/csvsafe.py); numbers stay numbers
     (an unbiased estimate may be negative)."""
@@ -339,7 +343,7 @@ def _csv(out: dict[str, Any], poll: dict[str, Any], lang: str) -> str:
     labels = R.option_labels(poll, lang)
     for i, lab in enumerate(labels):
         row: list[object]
-        if poll["model"] == "local":
+        if poll.local:
             e = out["per_option"][i]
             row = [e["reported"], e["estimate"], *e["ci95"], str(e["clipped"])]
         elif out.get("released"):
@@ -362,19 +366,19 @@ class CdfApiHandler(_TeacherApi):
             ask = await A.current_ask(store, code)
             rel = await A.current_cdf(store, code)
             led = await A.ledger(store, code)
-            n_values = len(await store.hgetall(code, f"values:{ask['id']}")) if ask else 0
+            n_values = len(await store.hgetall(code, f"values:{ask.id}")) if ask else 0
             truth = None
             if self.get_query_argument("truth", "") == "1" and rel and ask:
-                vals = await A.values(store, code, ask["id"])
-                truth = P.true_cdf(vals, rel["xs"])
+                vals = await A.values(store, code, ask.id)
+                truth = P.true_cdf(vals, rel.xs)
         except StoreDown:
             return self.fail(503, "store")
-        out: dict[str, Any] = {"n_values": n_values, "ledger": {k: v for k, v in led.items()},
-                               "release": None}
+        out: dict[str, Any] = {"n_values": n_values, "ledger": led.to_dict(), "release": None}
         if rel:
-            out["release"] = {k: rel[k] for k in ("id", "method", "eps", "delta", "n",
-                                                  "degree", "mechanism", "sensitivity", "norm",
-                                                  "noise_scale")}
+            rd = rel.to_dict()
+            out["release"] = {k: rd[k] for k in ("id", "method", "eps", "delta", "n", "degree",
+                                                 "mechanism", "sensitivity", "norm",
+                                                 "noise_scale")}
         out["html"] = cdf_html(rel, led, ask, n_values, lang)
         if truth is not None and rel and ask:
             out["truth_html"] = truth_html(rel, ask, truth, lang)
@@ -410,16 +414,16 @@ async def public_state(code: str, lang: str) -> tuple[int, str]:
         body = {
             "ended": False,
             "poll": None if poll is None else {
-                "id": poll["id"], "open": bool(poll["open"]), "eps": poll["eps"],
-                "model": poll["model"], "k": poll["k"]},
+                "id": poll.id, "open": poll.open, "eps": poll.eps, "model": poll.model,
+                "k": poll.k},
             "poll_html": student_poll_html(poll, lang),
-            "ask": None if ask is None else {"id": ask["id"], "open": bool(ask["open"])},
+            "ask": None if ask is None else {"id": ask.id, "open": ask.open},
             "ask_html": student_ask_html(ask, lang),
-            "cdf": None if rel is None else {"id": rel["id"]},
+            "cdf": None if rel is None else {"id": rel.id},
             "cdf_html": student_cdf_html(rel, ask, lang),
-            "ledger_text": (t("poll.student.ledger", lang, count=led["count"],
-                              eps=R.num(led["eps"], 4), delta=f"{led['delta']:.3g}")
-                            if led["count"] else ""),
+            "ledger_text": (t("poll.student.ledger", lang, count=led.count,
+                              eps=R.num(led.eps, 4), delta=f"{led.delta:.3g}")
+                            if led.count else ""),
         }
         out = (200, json.dumps(body, ensure_ascii=False))
     if len(_state_cache) > 2000:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from app.room import poll as P
 from app.room.poll_render import num, pct
+from app.room.records import CdfRelease
 from app.shell.i18n import t
 
 W, H, ML, MR, MT, MB = 640, 300, 56, 16, 14, 46  # the plots' box (SVG user units)
@@ -95,11 +96,12 @@ def _ticks(lo: float, hi: float, count: int = 6) -> list[float]:
     return out
 
 
-def cdf_svg(rel: Mapping[str, Any], ys: Sequence[float], lang: str, title: str,
+def cdf_svg(rel: CdfRelease, ys: Sequence[float], lang: str, title: str,
             cls: str = "dp-cdf-curve", truth: Sequence[float] | None = None,
-            b: Box = SMALL) -> str:
-    lo, hi, xs = float(rel["lo"]), float(rel["hi"]), rel["xs"]
-    unit = str(rel.get("unit") or "")
+            b: Box = SMALL, *, unit: str = "") -> str:
+    """A released curve ``ys`` (on the release's grid) as an SVG; ``unit``: the number
+    question's."""
+    lo, hi, xs = rel.lo, rel.hi, rel.xs
     pts = " ".join(f"{_sx(x, lo, hi, b):.1f},{_sy(y, b):.1f}"
                    for x, y in zip(xs, ys, strict=True))
     xt = [(_sx(x, lo, hi, b), f"{x:g}") for x in _ticks(lo, hi)]
@@ -119,10 +121,9 @@ def cdf_svg(rel: Mapping[str, Any], ys: Sequence[float], lang: str, title: str,
             f'<polyline class="dp-plot-line" points="{pts}"/>{extra}</svg>')
 
 
-def cdf_table(rel: Mapping[str, Any], ys: Sequence[float], lang: str,
-              truth: Sequence[float] | None = None) -> str:
-    lo, hi, xs = float(rel["lo"]), float(rel["hi"]), list(rel["xs"])
-    unit = str(rel.get("unit") or "")
+def cdf_table(rel: CdfRelease, ys: Sequence[float], lang: str,
+              truth: Sequence[float] | None = None, *, unit: str = "") -> str:
+    lo, hi, xs = rel.lo, rel.hi, list(rel.xs)
     rows = []
     for x in _ticks(lo, hi):
         i = min(range(len(xs)), key=lambda j: abs(xs[j] - x))

@@ -10,9 +10,7 @@ They all say a number or a label the same way because they take it from here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from app.room.records import Ask, Poll, PollResults
 from app.shell.i18n import t
 from app.shell.numbers import fmt_pct
 
@@ -25,14 +23,11 @@ def num(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}g}"
 
 
-def question_of(item: Mapping[str, Any], lang: str) -> str:
-    if item.get("preset"):
-        return t(f"poll.preset.{item['preset']}", lang)
-    return str(item.get("question") or "")
+def question_of(item: Poll | Ask | PollResults, lang: str) -> str:
+    if item.preset:
+        return t(f"poll.preset.{item.preset}", lang)
+    return item.question
 
 
-def option_labels(poll: Mapping[str, Any], lang: str) -> list[str]:
-    if poll["kind"] == "yesno":
-        return [t("poll.yes", lang), t("poll.no", lang)]
-    return [str(o) for o in poll.get("options") or []]
-
+def option_labels(poll: Poll, lang: str) -> list[str]:
+    return poll.poll_kind.labels(poll.options, lang)

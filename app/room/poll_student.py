@@ -6,12 +6,11 @@ text in them is escaped here."""
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
-from typing import Any
 
 from app.room import poll as P
 from app.room.poll_plots import cdf_svg, cdf_table
 from app.room.poll_render import num, option_labels, question_of
+from app.room.records import Ask, CdfRelease, Poll
 from app.shell.i18n import t
 
 
@@ -19,10 +18,10 @@ def _e(x: object) -> str:
     return html.escape(str(x))
 
 
-def explain(poll: Mapping[str, Any], lang: str) -> str:
+def explain(poll: Poll, lang: str) -> str:
     """What will happen to the answer, in plain words, before it is sent."""
-    eps, k = float(poll["eps"]), int(poll["k"])
-    if poll["model"] == "central":
+    eps, k = poll.eps, poll.k
+    if poll.model == "central":
         return t("poll.explain.central", lang, eps=num(eps))
     keep = P.keep_probability(eps, k)
     ratio = P.likelihood_ratio(eps, k)
@@ -31,28 +30,27 @@ def explain(poll: Mapping[str, Any], lang: str) -> str:
              eps=num(eps), ratio=num(ratio))
 
 
-def student_poll_html(poll: Mapping[str, Any] | None, lang: str) -> str:
+def student_poll_html(poll: Poll | None, lang: str) -> str:
     if poll is None:
         return f'<p class="dp-poll-none">{_e(t("poll.student.none", lang))}</p>'
     q = question_of(poll, lang)
-    if not poll.get("open"):
-        return (f'<div class="dp-poll-closed-box" data-poll="{_e(poll["id"])}"><h2>{_e(q)}</h2>'
+    if not poll.open:
+        return (f'<div class="dp-poll-closed-box" data-poll="{_e(poll.id)}"><h2>{_e(q)}</h2>'
                 f'<p class="dp-poll-closed">{_e(t("poll.student.closed", lang))}</p></div>')
     labels = option_labels(poll, lang)
-    values = ["yes", "no"] if poll["kind"] == "yesno" else [str(i) for i in range(len(labels))]
+    values = poll.poll_kind.keys(len(labels))
     opts = "".join(
         f'<label class="dp-poll-choice"><input type="radio" class="dp-poll-option" '
         f'name="dp-poll-answer" value="{_e(v)}"> {_e(lab)}</label>'
         for v, lab in zip(values, labels, strict=True))
-    model = t(f"poll.model.{poll['model']}", lang)
-    central = poll["model"] == "central"
+    model = t(f"poll.model.{poll.model}", lang)
+    central = poll.model == "central"
     warn = (f'<p class="dp-poll-central-warn"><strong>{_e(t("poll.student.central_warn", lang))}'
             f'</strong></p>' if central else "")
-    reopens = str(poll.get("reopens") or "")
-    again = f' data-reopens="{_e(reopens)}"' if reopens else ""
-    return (f'<form id="dp-poll" class="dp-poll" data-poll="{_e(poll["id"])}"{again} '
-            f'data-eps="{float(poll["eps"])!r}" data-k="{int(poll["k"])}" '
-            f'data-model="{_e(poll["model"])}" data-kind="{_e(poll["kind"])}" novalidate>'
+    again = f' data-reopens="{_e(poll.reopens)}"' if poll.reopens else ""
+    return (f'<form id="dp-poll" class="dp-poll" data-poll="{_e(poll.id)}"{again} '
+            f'data-eps="{poll.eps!r}" data-k="{poll.k}" '
+            f'data-model="{_e(poll.model)}" data-kind="{_e(poll.kind)}" novalidate>'
             f'<fieldset><legend><span class="dp-poll-model">{_e(model)}</span> '
             f'<span class="dp-poll-q">{_e(q)}</span></legend>{opts}</fieldset>'
             f'{warn}<p class="dp-poll-explain" id="dp-poll-explain">{_e(explain(poll, lang))}</p>'
@@ -61,18 +59,16 @@ def student_poll_html(poll: Mapping[str, Any] | None, lang: str) -> str:
             f'<p class="dp-poll-status" role="status" aria-live="polite"></p></form>')
 
 
-def student_ask_html(ask: Mapping[str, Any] | None, lang: str) -> str:
+def student_ask_html(ask: Ask | None, lang: str) -> str:
     if ask is None:
         return ""
     q = question_of(ask, lang)
-    unit = str(ask.get("unit") or "")
-    rng = t("poll.value.range", lang, lo=num(float(ask["lo"]), 6), hi=num(float(ask["hi"]), 6),
-            unit=unit)
-    if not ask.get("open"):
-        return (f'<div class="dp-value-closed-box" data-ask="{_e(ask["id"])}"><h2>{_e(q)}</h2>'
+    rng = t("poll.value.range", lang, lo=num(ask.lo, 6), hi=num(ask.hi, 6), unit=ask.unit)
+    if not ask.open:
+        return (f'<div class="dp-value-closed-box" data-ask="{_e(ask.id)}"><h2>{_e(q)}</h2>'
                 f'<p>{_e(t("poll.value.closed", lang))}</p></div>')
-    return (f'<form class="dp-value" data-ask="{_e(ask["id"])}" data-lo="{float(ask["lo"])!r}" '
-            f'data-hi="{float(ask["hi"])!r}" novalidate><h2>{_e(q)}</h2>'
+    return (f'<form class="dp-value" data-ask="{_e(ask.id)}" data-lo="{ask.lo!r}" '
+            f'data-hi="{ask.hi!r}" novalidate><h2>{_e(q)}</h2>'
             f'<label for="dp-value-input">{_e(t("poll.value.label", lang))} ({_e(rng)})</label>'
             f'<input id="dp-value-input" class="dp-value-input" type="text" inputmode="decimal" '
             f'autocomplete="off" aria-describedby="dp-value-error dp-value-note">'
@@ -83,23 +79,22 @@ def student_ask_html(ask: Mapping[str, Any] | None, lang: str) -> str:
             f'<p class="dp-value-status" role="status" aria-live="polite"></p></form>')
 
 
-def student_cdf_html(rel: Mapping[str, Any] | None, ask: Mapping[str, Any] | None,
-                     lang: str) -> str:
+def student_cdf_html(rel: CdfRelease | None, ask: Ask | None, lang: str) -> str:
     """The released curve on a student's screen; assets/dplab-poll.js marks the student's own
     value on it (kept in that tab only, never sent back)."""
     if rel is None:
         return ""
-    rel = {**rel, "unit": (ask or {}).get("unit", "")}
-    key = str(rel.get("degree")) if rel["method"] == "pp" else "-"
-    ys = rel["curves"][key]
-    method = t(f"poll.cdf.method.{rel['method']}", lang)
-    note = t("poll.cdf.student_note", lang, method=method, eps=num(rel["eps"]),
-             delta=f"{rel['delta']:g}", n=rel["n"])
+    unit = ask.unit if ask else ""
+    ys = rel.curves[str(rel.degree) if rel.method == "pp" else "-"]
+    method = t(f"poll.cdf.method.{rel.method}", lang)
+    note = t("poll.cdf.student_note", lang, method=method, eps=num(rel.eps),
+             delta=f"{rel.delta:g}", n=rel.n)
     few = (f'<p class="dp-poll-few">{_e(t("poll.cdf.few", lang))}</p>'
-           if rel["n"] < P.FEW_ANSWERS else "")
-    return (f'<section class="dp-join-cdf" data-release="{_e(rel["id"])}"><h2>'
+           if rel.n < P.FEW_ANSWERS else "")
+    return (f'<section class="dp-join-cdf" data-release="{_e(rel.id)}"><h2>'
             f'{_e(t("poll.cdf.student_title", lang))}</h2>'
             f'<p>{_e(note)}</p>'
-            f'{few}{cdf_svg(rel, ys, lang, t("poll.cdf.title", lang))}'
-            f'<p class="dp-join-mine" aria-live="polite"></p>{cdf_table(rel, ys, lang)}</section>')
+            f'{few}{cdf_svg(rel, ys, lang, t("poll.cdf.title", lang), unit=unit)}'
+            f'<p class="dp-join-mine" aria-live="polite"></p>'
+            f'{cdf_table(rel, ys, lang, unit=unit)}</section>')
 

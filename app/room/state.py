@@ -7,7 +7,10 @@ is the class question open now: ``{"id", "kind": "tour" | "quiz", "ref", "n", "a
 "revealed", "at"}`` (``at``: when it was asked, unix time: the projector shows the latest
 item). A question names its text by reference (a tour step, or ``lesson:question-id``), so each
 student reads it in their own language. Answers are a hash ``answers:<id>``: a student's
-id (app/room/roster.py, one per device, not per tab) -> the option chosen, the first only.
+id (app/room/roster.py, one per device, not per tab) -> the option chosen, the first only
+(:class:`app.room.records.Answer`). In the code the message is a :class:`RoomState` (or
+:data:`ENDED`) and its question a :class:`ClassQuestion`; they write and read exactly these
+texts (the store's, and what every worker publishes).
 
 :class:`FollowState` is the state of a student's (or a teacher's) lab in a room;
 :class:`RoomView` the state of the teacher's room page. Both are tested without a browser.
@@ -20,31 +23,123 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import param
+
+from app.room.records import Answer
 
 # Entries of the per-worker counts older than this are from a worker that stopped.
 COUNT_STALE_S = 10.0
 MAX_OPTIONS = 10
+QUESTION_KINDS = ("tour", "quiz")
+
+
+@dataclass(frozen=True)
+class ClassQuestion:
+    """The class question open now: a tour step's prediction or a lesson's quiz question,
+    named by reference (``ref``: the step, or ``lesson:question-id``) so that each student
+    reads it in their own language, with ``n`` options."""
+
+    id: str
+    kind: str  # "tour" | "quiz"
+    ref: str
+    n: int
+    answer: int | None = None  # the right option, when there is one
+    revealed: bool = False
+    at: float | None = None  # when it was asked (unix time); None: not written
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "kind": self.kind, "ref": self.ref, "n": self.n,
+                               "answer": self.answer, "revealed": self.revealed}
+        if self.at is not None:
+            out["at"] = self.at
+        return out
+
+    @classmethod
+    def from_dict(cls, q: Any) -> ClassQuestion | None:
+        """The question ``q`` (a message's JSON) names, None for anything else."""
+        if not (isinstance(q, dict) and isinstance(q.get("id"), str)
+                and q.get("kind") in QUESTION_KINDS and isinstance(q.get("ref"), str)
+                and isinstance(q.get("n"), int) and 2 <= q["n"] <= MAX_OPTIONS
+                and isinstance(q.get("revealed"), bool)):
+            return None
+        answer, at = q.get("answer"), q.get("at")
+        return cls(q["id"], q["kind"], q["ref"], q["n"],
+                   answer if isinstance(answer, int) and not isinstance(answer, bool) else None,
+                   q["revealed"],
+                   at if isinstance(at, (int, float)) and not isinstance(at, bool) else None)
+
+
+@dataclass(frozen=True)
+class RoomState:
+    """The room's shared state (the store's ``state``, published on every change): its
+    sequence number, who made it, the lab's snapshot (app/shell/follow.py) and the class
+    question."""
+
+    seq: int
+    origin: str
+    snap: Mapping[str, Any]
+    question: ClassQuestion | None = None
+    type: ClassVar[str] = "state"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "state", "seq": int(self.seq), "origin": self.origin,
+                "snap": dict(self.snap),
+                "question": self.question.to_dict() if self.question else None}
+
+    def to_json(self) -> str:
+        return state_message(self.seq, self.origin, self.snap, self.question)
+
+    @classmethod
+    def from_dict(cls, msg: Any) -> RoomState | None:
+        """The state a message's JSON holds; None for anything else (a question that is
+        not one is dropped, the state kept)."""
+        if not isinstance(msg, dict) or msg.get("type") != "state" \
+                or not isinstance(msg.get("seq"), int) or not isinstance(msg.get("snap"), dict):
+            return None
+        origin = msg.get("origin", "room")
+        return cls(msg["seq"], origin if isinstance(origin, str) else str(origin), msg["snap"],
+                   ClassQuestion.from_dict(msg.get("question")))
+
+    @classmethod
+    def from_json(cls, text: str | None) -> RoomState | None:
+        msg = parse_message(text)
+        return msg if isinstance(msg, RoomState) else None
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The message that the class has ended (published once; never stored)."""
+
+    type: ClassVar[str] = "ended"
+
+    def to_json(self) -> str:
+        return ended_message()
+
+
+ENDED = Ended()
+RoomMessage = RoomState | Ended
 
 
 def state_message(seq: int, origin: str, snap: Mapping[str, Any],
-                  question: Mapping[str, Any] | None) -> str:
+                  question: ClassQuestion | None) -> str:
+    """The state message's text, byte for byte what the store holds and publishes (RedisStore's
+    publish script writes the same, app/room/store.py)."""
     return json.dumps({"type": "state", "seq": int(seq), "origin": origin, "snap": dict(snap),
-                       "question": dict(question) if question else None},
+                       "question": question.to_dict() if question else None},
                       separators=(",", ":"), ensure_ascii=False)
 
 
-def kept_question(current: Mapping[str, Any] | None,
-                  snap: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The question a new state keeps from the ``current`` state message: its question, except
-    a tour question whose step is no longer the snapshot's (a tour question belongs to its step).
+def kept_question(current: RoomMessage | None,
+                  snap: Mapping[str, Any]) -> ClassQuestion | None:
+    """The question a new state keeps from the ``current`` state: its question, except a tour
+    question whose step is no longer the snapshot's (a tour question belongs to its step).
     RedisStore's publish script does the same in Lua (app/room/store.py, _PUBLISH_STATE)."""
-    q = current.get("question") if current else None
-    if not isinstance(q, dict):
+    q = current.question if isinstance(current, RoomState) else None
+    if q is None:
         return None
-    if q.get("kind") == "tour" and str(snap.get("tour")) != str(q.get("ref")):
+    if q.kind == "tour" and str(snap.get("tour")) != q.ref:
         return None
     return q
 
@@ -53,7 +148,7 @@ def ended_message() -> str:
     return json.dumps({"type": "ended"})
 
 
-def parse_message(text: str | None) -> dict[str, Any] | None:
+def parse_message(text: str | None) -> RoomMessage | None:
     """A room message, or None for anything that is not one (never raises)."""
     if not text:
         return None
@@ -61,48 +156,32 @@ def parse_message(text: str | None) -> dict[str, Any] | None:
         msg = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(msg, dict) or msg.get("type") not in ("state", "ended"):
-        return None
-    if msg["type"] == "state":
-        if not isinstance(msg.get("seq"), int) or not isinstance(msg.get("snap"), dict):
-            return None
-        q = msg.get("question")
-        if q is not None and not valid_question(q):
-            msg["question"] = None
-    return msg
+    if isinstance(msg, dict) and msg.get("type") == "ended":
+        return ENDED
+    return RoomState.from_dict(msg)
 
 
-def valid_question(q: Any) -> bool:
-    return (isinstance(q, dict) and isinstance(q.get("id"), str)
-            and q.get("kind") in ("tour", "quiz") and isinstance(q.get("ref"), str)
-            and isinstance(q.get("n"), int) and 2 <= q["n"] <= MAX_OPTIONS
-            and isinstance(q.get("revealed"), bool))
-
-
-def new_question(kind: str, ref: str, n_options: int, answer: int | None) -> dict[str, Any]:
-    if kind not in ("tour", "quiz") or not 2 <= n_options <= MAX_OPTIONS:
+def new_question(kind: str, ref: str, n_options: int, answer: int | None) -> ClassQuestion:
+    if kind not in QUESTION_KINDS or not 2 <= n_options <= MAX_OPTIONS:
         raise ValueError(f"not a class question: {kind} {ref} with {n_options} options")
-    return {"id": secrets.token_hex(6), "kind": kind, "ref": ref, "n": int(n_options),
-            "answer": answer, "revealed": False, "at": round(time.time(), 3)}
+    return ClassQuestion(secrets.token_hex(6), kind, ref, int(n_options), answer, False,
+                         round(time.time(), 3))
 
 
-def valid_answer(question: Mapping[str, Any] | None, option: Any) -> bool:
+def valid_answer(question: ClassQuestion | None, option: Any) -> bool:
     """Whether ``option`` may be recorded for ``question`` (open, in range)."""
-    return (question is not None and not question.get("revealed")
+    return (question is not None and not question.revealed
             and isinstance(option, int) and not isinstance(option, bool)
-            and 0 <= option < int(question["n"]))
+            and 0 <= option < question.n)
 
 
 def tally(answers: Mapping[str, str], n_options: int) -> list[int]:
     """Count of each option among the stored answers (anything else is ignored)."""
     counts = [0] * n_options
-    for v in answers.values():
-        try:
-            k = int(v)
-        except (TypeError, ValueError):
-            continue
-        if 0 <= k < n_options:
-            counts[k] += 1
+    for text in answers.values():
+        a = Answer.from_json(text)
+        if a is not None and a.option < n_options:
+            counts[a.option] += 1
     return counts
 
 
@@ -143,7 +222,8 @@ class FollowState(param.Parameterized):
         doc="The room connection: live, no such room, lost (retrying), or the class has ended.")
     following = param.Boolean(default=True, doc="A student's lab follows the room's state.")
     seq = param.Integer(default=-1, doc="Sequence number of the last room state applied.")
-    question = param.Dict(default=None, allow_None=True, doc="The class question open now.")
+    question = param.ClassSelector(class_=ClassQuestion, default=None, allow_None=True,
+                                   doc="The class question open now.")
     answered = param.Integer(default=-1, doc="Option this session answered (-1: none).")
     answered_id = param.String(default="", doc="Which question that answer belongs to.")
     answer_result = param.String(default="", doc=(
@@ -157,19 +237,17 @@ class FollowState(param.Parameterized):
         """True while the room's changes are applied to this lab."""
         return self.status == "live" and (self.role == "teacher" or self.following)
 
-    def accept(self, msg: Mapping[str, Any]) -> bool:
-        """Take a room message; True when the lab should now show ``msg["snap"]``."""
-        if msg.get("type") == "ended":
+    def accept(self, msg: RoomMessage) -> bool:
+        """Take a room message; True when the lab should now show ``msg.snap``."""
+        if isinstance(msg, Ended):
             self.param.update(status="ended", question=None)
             return False
         if self.status in ("ended", "unknown"):
             return False
-        seq = int(msg.get("seq", -1))
-        if seq < self.seq:
+        if msg.seq < self.seq:
             return False  # an older change that arrived late: the last change wins
-        q = msg.get("question")
-        self._set(seq=seq, question=q if valid_question(q) else None, status="live")
-        if self.question is None or self.question.get("id") != self.answered_id:
+        self._set(seq=msg.seq, question=msg.question, status="live")
+        if self.question is None or self.question.id != self.answered_id:
             self._set(answered=-1, answered_id="", answer_result="")
         return self.follows
 
@@ -189,8 +267,8 @@ class FollowState(param.Parameterized):
                 and valid_answer(self.question, option))
 
     def record_answer(self, option: int) -> None:
-        q = self.question or {}
-        self.param.update(answered=int(option), answered_id=str(q.get("id", "")))
+        q = self.question
+        self.param.update(answered=int(option), answered_id=q.id if q else "")
 
     def detach(self) -> None:
         """"Explore on my own"."""
@@ -216,7 +294,8 @@ class RoomView(param.Parameterized):
     code = param.String(default="", doc="The room's code.")
     connected = param.Integer(default=0, bounds=(0, None), doc="Students with the lab open.")
     following = param.Integer(default=0, bounds=(0, None), doc="Of those, following.")
-    question = param.Dict(default=None, allow_None=True, doc="The class question open now.")
+    question = param.ClassSelector(class_=ClassQuestion, default=None, allow_None=True,
+                                   doc="The class question open now.")
     counts = param.List(default=[], item_type=int, doc="Answers per option.")
     snap = param.Dict(default={}, doc="The room's lab snapshot.")
 
@@ -224,18 +303,19 @@ class RoomView(param.Parameterized):
     def answers(self) -> int:
         return sum(self.counts)
 
-    def load(self, state: Mapping[str, Any] | None, workers: Mapping[str, str],
+    def load(self, state: RoomState | None, workers: Mapping[str, str],
              answers: Mapping[str, str], now: float) -> None:
         c, f = sum_counts(workers, now)
-        q = (state or {}).get("question")
-        q = q if valid_question(q) else None
+        q = state.question if state else None
         self.param.update(connected=c, following=f, question=q,
-                          snap=dict((state or {}).get("snap") or {}),
-                          counts=tally(answers, int(q["n"])) if q else [])
+                          snap=dict(state.snap) if state else {},
+                          counts=tally(answers, q.n) if q else [])
 
     def as_json(self) -> dict[str, Any]:
+        q = self.question
         return {"code": self.code, "connected": self.connected, "following": self.following,
-                "question": self.question, "counts": list(self.counts), "answers": self.answers}
+                "question": q.to_dict() if q else None, "counts": list(self.counts),
+                "answers": self.answers}
 
 
 def shares(counts: Sequence[int]) -> list[float]:

@@ -26,7 +26,10 @@ import secrets
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from app.room.state import ClassQuestion
 
 DEFAULT_TTL_S = 4 * 3600.0
 ENV_URL = "DPLAB_REDIS_URL"
@@ -115,14 +118,15 @@ class RoomStore(ABC):
     async def publish(self, code: str, message: str) -> None: ...
 
     async def publish_state(self, code: str, origin: str, snap: Mapping[str, Any],
-                            question: Any = "keep") -> tuple[int, str] | None:
+                            question: ClassQuestion | Literal["keep"] | None = "keep"
+                            ) -> tuple[int, str] | None:
         """Number, store and publish a new state of the room (app/room/state.py's message; the
         question kept from the stored state unless given): ``(seq, message)``, None when the
         room is gone. RedisStore does it in one round trip, so the class hears of a move as
         soon as the teacher's worker sends it."""
         from app.room.state import kept_question, parse_message, state_message
 
-        if question == "keep":
+        if isinstance(question, str):  # "keep"
             question = kept_question(parse_message(await self.get(code, "state")), snap)
         seq = await self.incr(code, "seq")
         if seq is None:
@@ -507,11 +511,12 @@ class RedisStore(RoomStore):
         await self._call(self._redis.publish(self._k(code, "events"), message))
 
     async def publish_state(self, code: str, origin: str, snap: Mapping[str, Any],
-                            question: Any = "keep") -> tuple[int, str] | None:
+                            question: ClassQuestion | Literal["keep"] | None = "keep"
+                            ) -> tuple[int, str] | None:
         def js(v: Any) -> str:  # as state_message writes each part
             return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
 
-        q = "keep" if question == "keep" else js(dict(question) if question else None)
+        q = "keep" if isinstance(question, str) else js(question.to_dict() if question else None)
         keys = [self._k(code), self._k(code, "keys"), self._k(code, "state"),
                 self._k(code, "seq")]
         r = await self._call(self._publish_state_script(keys=keys, args=[

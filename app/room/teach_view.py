@@ -42,6 +42,7 @@ from app.room.hub import get_hub
 from app.room.poll_cdf import cdf_projector_html
 from app.room.poll_results import manipulation_html
 from app.room.questions import question_text
+from app.room.records import Ask, CdfRelease, Ledger, LedgerStep, Poll, PollResults
 from app.room.render import distribution_html, qr_svg
 from app.room.state import QuestionText, RoomView
 from app.shell.i18n import t
@@ -122,19 +123,22 @@ def loopback_html(addr: JoinAddress, lang: str) -> str:
 # what the teacher's screens read
 
 
+_NO_LEDGER = Ledger(0, 0.0, 0.0, "none", 0.0, 0.0, 0.0)
+
+
 @dataclass
 class RoomData:
     code: str
     view: RoomView
     summary: dict[str, Any]
-    poll: dict[str, Any] | None = None
-    res: dict[str, Any] | None = None
-    past: list[dict[str, Any]] = field(default_factory=list)
-    ask: dict[str, Any] | None = None
+    poll: Poll | None = None
+    res: PollResults | None = None
+    past: list[PollResults] = field(default_factory=list)
+    ask: Ask | None = None
     n_values: int = 0
-    release: dict[str, Any] | None = None
-    ledger: dict[str, Any] = field(default_factory=dict)
-    lost: dict[str, Any] = field(default_factory=dict)
+    release: CdfRelease | None = None
+    ledger: Ledger = _NO_LEDGER
+    lost: dict[str, Any] = field(default_factory=dict)  # the restart notice, as stored
 
     @property
     def labs(self) -> int:
@@ -157,9 +161,9 @@ async def load_view(code: str) -> RoomView:
     hub = get_hub()
     view = RoomView(code=code)
     await hub.know_epoch()
-    state = await hub.state(code)
-    q = (state or {}).get("question")
-    answers = await hub.store.hgetall(code, f"answers:{q['id']}") if q else {}
+    state = await hub.room_state(code)
+    q = state.question if state else None
+    answers = await hub.store.hgetall(code, f"answers:{q.id}") if q else {}
     view.load(state, await hub.store.hgetall(code, "workers"), answers, time.time())
     return view
 
@@ -183,46 +187,30 @@ async def gather(code: str, everything: bool = True) -> RoomData:
     await hub.check_restart()
     view = await load_view(code)
     data = RoomData(code, view, await roster.summary(store, code))
-    raw_ledger: dict[str, str] = {}
+    steps: dict[str, LedgerStep] = {}
     if everything:
         data.poll = await A.current_poll(store, code)
         if data.poll is not None:
-            data.res = P.results(data.poll, await store.hgetall(code, f"pollans:{data.poll['id']}"))
+            data.res = P.results(data.poll, await store.hgetall(code, f"pollans:{data.poll.id}"))
         data.past = await A.past_polls(store, code)
         data.ask = await A.current_ask(store, code)
         if data.ask is not None:
-            data.n_values = len(await store.hgetall(code, f"values:{data.ask['id']}"))
+            data.n_values = len(await store.hgetall(code, f"values:{data.ask.id}"))
         data.release = await A.current_cdf(store, code)
         data.ledger = await A.ledger(store, code)
-        raw_ledger = await store.hgetall(code, "ledger")
+        steps = await A.ledger_steps(store, code)
     data.lost = await read_lost(code)
     seen: dict[str, Any] = {"locked": bool(data.summary.get("locked")),
                             "size": data.summary.get("size")}
     if view.question:
-        seen.update(question_id=view.question["id"], question_n=view.answers)
+        seen.update(question_id=view.question.id, question_n=view.answers)
     if everything:
-        seen.update(poll=data.poll, poll_n=(data.res or {}).get("n", 0), ask=data.ask,
-                    ask_n=data.n_values, release=_release_summary(data.release),
-                    past={str(r.get("id")): r for r in data.past if r.get("id")},
-                    ledger=_parsed(raw_ledger))
+        seen.update(poll=data.poll, poll_n=data.res.n if data.res else 0, ask=data.ask,
+                    ask_n=data.n_values,
+                    release=data.release.summary() if data.release else None,
+                    past={r.id: r for r in data.past if r.id}, ledger=steps)
     hub.watch(code, **seen)
     return data
-
-
-def _release_summary(rel: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if not rel:
-        return None
-    return {k: rel.get(k) for k in ("id", "method", "eps", "delta", "n")}
-
-
-def _parsed(hash_: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in hash_.items():
-        try:
-            out[k] = json.loads(v)
-        except ValueError:
-            continue
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,39 +284,37 @@ def _estimate_row(label: str, est: float | None, ci: Any, clipped: bool, lang: s
             f'</strong> {interval_html(ci, clipped, lang)}</p>{note}</div>')
 
 
-def projector_poll_html(poll: Mapping[str, Any], res: Mapping[str, Any], joined: int,
-                        lang: str) -> str:
+def projector_poll_html(poll: Poll, res: PollResults, joined: int, lang: str) -> str:
     """The projected poll: its question, how many answered, the estimate of each option's share
     (clipped into its interval; none under FEW_ANSWERS answers), what fake answers can do."""
-    n = int(res["n"])
+    n = res.n
     labels = R.option_labels(poll, lang)
-    model = t(f"poll.model.{poll['model']}", lang)
-    state = t("poll.res.open" if res["open"] else "poll.res.closed_state", lang)
+    model = t(f"poll.model.{poll.model}", lang)
+    state = t("poll.res.open" if res.open else "poll.res.closed_state", lang)
     head = (f'<h2 class="dp-proj-q">{_e(R.question_of(poll, lang))}</h2>'
             f'<p class="dp-proj-meta"><span class="dp-poll-res-model">{_e(model)}</span> · '
             f'{_e(state)} · <span class="dp-proj-answered">'
             f'{_e(answered_text(n, joined, lang))}</span> '
             f'<span class="dp-room-small">{_e(t("poll.res.n_public", lang))}</span></p>')
     rows: list[str] = []
-    if poll["model"] == "central" and not res.get("released"):
+    if poll.model == "central" and not res.released:
         body = (f'<p class="dp-proj-waiting">{_e(t("poll.proj.central_wait", lang, k=n))}</p>')
     elif n < P.FEW_ANSWERS:
         body = _waiting(n, lang)
     else:
-        if poll["model"] == "local":
-            entries = [(e["estimate"], e["ci95"], bool(e["clipped"])) for e in res["per_option"]]
+        entries: list[tuple[float | None, tuple[float, float], bool]]
+        if poll.local:
+            entries = [(e.estimate, e.ci95, e.clipped) for e in res.per_option]
         else:
-            entries = [(o["estimate"], o["ci95"], bool(o["clipped"]))
-                       for o in res["released"]["options"]]
-        shown = entries[:1] if poll["kind"] == "yesno" else entries
-        for (est, ci, clipped), lab in zip(shown, labels, strict=False):
+            entries = [(o.estimate, o.ci95, o.clipped)
+                       for o in (res.released.options if res.released else ())]
+        for (est, ci, clipped), lab in zip(poll.poll_kind.shown(entries), labels, strict=False):
             rows.append(_estimate_row(lab, est, ci, clipped, lang))
         body = f'<div class="dp-proj-estimates">{"".join(rows)}</div>'
-    eps = float(poll["eps"])
-    spent = (t("poll.res.spent_local", lang, eps=R.num(eps)) if poll["model"] == "local" else
-             t("poll.res.spent_central", lang, eps=R.num(eps),
-               delta=f"{float(res['delta']):g}"))
-    return (f'<section class="dp-proj-item dp-proj-poll" data-poll="{_e(poll["id"])}">{head}{body}'
+    eps = poll.eps
+    spent = (t("poll.res.spent_local", lang, eps=R.num(eps)) if poll.local else
+             t("poll.res.spent_central", lang, eps=R.num(eps), delta=f"{res.delta:g}"))
+    return (f'<section class="dp-proj-item dp-proj-poll" data-poll="{_e(poll.id)}">{head}{body}'
             f'<p class="dp-proj-spent">{_e(spent)}</p>{manipulation_html(poll, n, lang)}'
             f'</section>')
 
@@ -345,7 +331,7 @@ def projector_cdf_html(d: RoomData, lang: str) -> str:
     ask, rel = d.ask, d.release
     parts = []
     if ask is not None:
-        state = t("poll.res.open" if ask.get("open") else "poll.res.closed_state", lang)
+        state = t("poll.res.open" if ask.open else "poll.res.closed_state", lang)
         parts.append(f'<h2 class="dp-proj-q">{_e(R.question_of(ask, lang))}</h2>'
                      f'<p class="dp-proj-meta">{_e(state)} · <span class="dp-proj-answered">'
                      f'{_e(answered_text(d.n_values, d.joined, lang))}</span></p>')
@@ -353,7 +339,7 @@ def projector_cdf_html(d: RoomData, lang: str) -> str:
         parts.append(f'<p class="dp-proj-waiting">{_e(t("poll.cdf.none", lang))}</p>')
     else:
         parts.append(cdf_projector_html(rel, d.ledger, ask, lang))
-    rid = _e((rel or {}).get("id", ""))
+    rid = _e(rel.id if rel else "")
     return (f'<section class="dp-proj-item dp-proj-cdf" data-release="{rid}">{"".join(parts)}'
             f'</section>')
 
@@ -363,16 +349,15 @@ def _items(d: RoomData, lang: str) -> list[tuple[float, str]]:
     out: list[tuple[float, str]] = []
     q = d.view.question
     if q:
-        qt = question_text(str(q["kind"]), str(q["ref"]), lang)
+        qt = question_text(q.kind, q.ref, lang)
         if qt is not None:
-            out.append((float(q.get("at") or 0.0), projector_question_html(
-                qt, list(d.view.counts), bool(q.get("revealed")), d.joined, lang)))
+            out.append((q.at or 0.0, projector_question_html(
+                qt, list(d.view.counts), q.revealed, d.joined, lang)))
     if d.poll is not None and d.res is not None:
-        out.append((float(d.poll.get("opened") or 0.0),
-                    projector_poll_html(d.poll, d.res, d.joined, lang)))
+        out.append((d.poll.opened, projector_poll_html(d.poll, d.res, d.joined, lang)))
     if d.ask is not None or d.release is not None:
-        when = max(float((d.ask or {}).get("opened") or 0.0),
-                   float((d.release or {}).get("released_at") or 0.0))
+        when = max(d.ask.opened if d.ask else 0.0,
+                   (d.release.released_at or 0.0) if d.release else 0.0)
         out.append((when, projector_cdf_html(d, lang)))
     return out
 
@@ -452,20 +437,17 @@ def roster_html(d: RoomData, lang: str, action_url: Any, csrf: str,
             f'</span></p><div class="dp-room-actions">{lock_form}{size_form}</div></div>')
 
 
-def _poll_fields(poll: Mapping[str, Any]) -> dict[str, str]:
+def _poll_fields(poll: Poll) -> dict[str, str]:
     """The poll-open form fields that open ``poll`` again as it was."""
-    return {"question": str(poll.get("question") or ""), "preset": str(poll.get("preset") or ""),
-            "eps": repr(float(poll["eps"])), "model": str(poll["model"]),
-            "delta": repr(float(poll.get("delta") or P.DEFAULT_DELTA)),
-            "mech": str(poll.get("mech") if poll.get("mech") in P.MECHANISMS else "gaussian"),
-            "kind": str(poll["kind"]), "choices": "\n".join(poll.get("options") or []),
-            "reopen": str(poll["id"])}
+    return {"question": poll.question, "preset": poll.preset, "eps": repr(poll.eps),
+            "model": poll.model, "delta": repr(poll.delta or P.DEFAULT_DELTA),
+            "mech": poll.mech if poll.mech in P.MECHANISMS else "gaussian",
+            "kind": poll.kind, "choices": "\n".join(poll.options), "reopen": poll.id}
 
 
-def _ask_fields(ask: Mapping[str, Any]) -> dict[str, str]:
-    return {"question": str(ask.get("question") or ""), "preset": str(ask.get("preset") or ""),
-            "lo": repr(float(ask["lo"])), "hi": repr(float(ask["hi"])),
-            "unit": str(ask.get("unit") or "")}
+def _ask_fields(ask: Ask) -> dict[str, str]:
+    return {"question": ask.question, "preset": ask.preset, "lo": repr(ask.lo),
+            "hi": repr(ask.hi), "unit": ask.unit}
 
 
 def _when(at: Any, lang: str) -> str:
@@ -490,21 +472,21 @@ def lost_html(lost: Mapping[str, Any], lang: str, action_url: Any, csrf: str) ->
                 f'{cls}">{_e(label)}</button></form>')
 
     lp = lost.get("poll")
-    if isinstance(lp, dict) and isinstance(lp.get("poll"), dict):
-        poll = lp["poll"]
+    poll = Poll.from_dict(lp.get("poll")) if isinstance(lp, dict) else None
+    if isinstance(lp, dict) and poll is not None:
         q = R.question_of(poll, lang)
-        eps = R.num(float(poll["eps"]))
-        key = "room.lost.poll_open" if poll.get("open") else "room.lost.poll_closed"
+        eps = R.num(poll.eps)
+        key = "room.lost.poll_open" if poll.open else "room.lost.poll_closed"
         what = t(key, lang, question=q, n=int(lp.get("n") or 0), eps=eps,
-                 model=t(f"poll.model.{poll['model']}", lang))
-        cost = t("room.lost.poll_cost_local" if poll.get("model") == "local" else
+                 model=t(f"poll.model.{poll.model}", lang))
+        cost = t("room.lost.poll_cost_local" if poll.local else
                  "room.lost.poll_cost_central", lang, eps=eps)
         again = button("poll-open", _poll_fields(poll),
                        t("room.lost.reopen_poll", lang, question=q), "dp-room-reopen-poll")
         items.append(f"<li>{_e(what)} {_e(cost)}{again}</li>")
     la = lost.get("ask")
-    if isinstance(la, dict) and isinstance(la.get("ask"), dict):
-        ask = la["ask"]
+    ask = Ask.from_dict(la.get("ask")) if isinstance(la, dict) else None
+    if isinstance(la, dict) and ask is not None:
         q = R.question_of(ask, lang)
         what = t("room.lost.ask", lang, question=q, n=int(la.get("n") or 0))
         again = button("values-open", _ask_fields(ask),
@@ -525,12 +507,13 @@ def lost_html(lost: Mapping[str, Any], lang: str, action_url: Any, csrf: str) ->
 def lost_short_html(lost: Mapping[str, Any], lang: str) -> str:
     """The projector's line after a store restart (the panel has the buttons)."""
     names = []
-    if isinstance(lost.get("poll"), dict) and isinstance(lost["poll"].get("poll"), dict):
-        names.append(t("room.lost.short_poll", lang,
-                       question=R.question_of(lost["poll"]["poll"], lang)))
-    if isinstance(lost.get("ask"), dict) and isinstance(lost["ask"].get("ask"), dict):
-        names.append(t("room.lost.short_ask", lang,
-                       question=R.question_of(lost["ask"]["ask"], lang)))
+    lp, la = lost.get("poll"), lost.get("ask")
+    poll = Poll.from_dict(lp.get("poll")) if isinstance(lp, dict) else None
+    ask = Ask.from_dict(la.get("ask")) if isinstance(la, dict) else None
+    if poll is not None:
+        names.append(t("room.lost.short_poll", lang, question=R.question_of(poll, lang)))
+    if ask is not None:
+        names.append(t("room.lost.short_ask", lang, question=R.question_of(ask, lang)))
     if isinstance(lost.get("question"), dict):
         names.append(t("room.lost.short_question", lang))
     if not names:

@@ -28,7 +28,7 @@ from typing import Any
 import tornado.web
 
 from app.shell import assets
-from app.shell.i18n import LANGUAGES, t
+from app.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES, html_lang, t
 
 # What one process measurably holds (benchmarks/classroom_load.py moves --students 500 through
 # scripts/serve-prod: 250 per process, card p95 89 ms; serve-prod also lowers it to the memory).
@@ -152,7 +152,7 @@ def unavailable_page(kind: str = "full", seconds: int = RETRY_AFTER_S) -> str:
     sections = []
     for lang in LANGUAGES:
         sections.append(
-            f'<section lang="{lang}">'
+            f'<section lang="{html_lang(lang)}">'
             f"<h1>{html.escape(t(f'server.{kind}.title', lang))}</h1>"
             f"<p>{html.escape(t(f'server.{kind}.body', lang, seconds=seconds))}</p>"
             f'<p><a class="retry" href="">{html.escape(t("server.retry", lang))}</a></p>'
@@ -160,7 +160,7 @@ def unavailable_page(kind: str = "full", seconds: int = RETRY_AFTER_S) -> str:
             "</section>")
     title = " / ".join(t(f"server.{kind}.title", lang) for lang in LANGUAGES)
     return f"""<!doctype html>
-<html lang="{LANGUAGES[0]}">
+<html lang="{html_lang(DEFAULT_LANGUAGE)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -343,9 +343,10 @@ def build_failed_page(path: str) -> Any:
     try:
         lang = request_language()
     except Exception:  # the request itself may be what failed
-        lang = "ko"
-    body = (f'<main lang="{lang}" class="dp-build-failed" role="alert" style="font-family:'
-            f'system-ui,sans-serif;max-width:40em;margin:2em auto;line-height:1.5">'
+        lang = DEFAULT_LANGUAGE
+    body = (f'<main lang="{html_lang(lang)}" class="dp-build-failed" role="alert" '
+            'style="font-family:system-ui,sans-serif;max-width:40em;margin:2em auto;'
+            'line-height:1.5">'
             f"<h1>{html.escape(t('server.failed.title', lang))}</h1>"
             f"<p>{html.escape(t('server.failed.body', lang))}</p>"
             f'<p><a href="{html.escape(path)}?lang={lang}">{html.escape(t("server.retry", lang))}'

@@ -36,7 +36,7 @@ from typing import Any
 import tornado.web
 
 from app.shell import assets
-from app.shell.i18n import t
+from app.shell.i18n import html_lang, t
 
 SETTING = "DPLAB_ALLOW_WEBSOCKET_ORIGIN"
 # Tornado 6.6 accepts same-origin websockets before it asks check_origin.
@@ -110,7 +110,7 @@ def notice(lang: str, host: str, refused: bool) -> str:
         # reader's list of them) never meet an empty one.
         role = ' role="alert"' if shown else ""
         return (f'<div class="dp-origin-alert dp-origin-{kind}"{role} '
-                f'lang="{html.escape(lang)}"{"" if shown else " hidden"}>'
+                f'lang="{html.escape(html_lang(lang))}"{"" if shown else " hidden"}>'
                 f"<p>{html.escape(t(f'server.origin.{kind}', lang))}</p>"
                 f'<p><code class="dp-origin-setting">{value}</code></p></div>')
 

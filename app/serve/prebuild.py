@@ -38,6 +38,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
 from app.serve import pull_ahead
+from app.shell.i18n import LANGUAGES
 
 T = TypeVar("T")
 
@@ -50,7 +51,6 @@ QUIET_S = 1.0
 # addresses (152 of 206 pages came from the pool); 0.7 left 18; 0.5 leaves a few.
 DEMAND_DECAY = 0.5
 TICK_MS = 200
-LANGUAGES = ("ko", "en")
 # (the page's language, the options the address names, sorted): ``("ko", ())`` is ``/lab``
 # from a Korean browser, ``("en", (("lang", "en"), ("theme", "dark")))`` is
 # ``/lab?lang=en&theme=dark``.

@@ -23,6 +23,7 @@ from app.shell.first_paint import (
     MAIN_MARK,
     Early,
 )
+from app.shell.i18n import html_lang
 
 # Head key -> the page's <head> (through the <body> tag) as last rendered for that key.
 _HEADS: dict[tuple[str, ...], str] = {}
@@ -84,7 +85,8 @@ def generic_head(lang: str) -> str:
     """The start of a page whose <head> is not known yet (the first of its key since the server
     started): the whole real <head> then follows in :func:`rest_chunk`, in the body, where
     browsers apply its scripts, style sheets and title alike."""
-    return (f'<!DOCTYPE html>\n<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+    return (f'<!DOCTYPE html>\n<html lang="{html.escape(html_lang(lang))}">\n<head>\n'
+            '<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n</head>\n'
             "<body>")
 

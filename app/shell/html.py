@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode
 
 from app.shell.assets import asset_url
-from app.shell.i18n import LANGUAGES, pick_language, t
+from app.shell.i18n import LANGUAGE_REGISTRY, LANGUAGES, html_lang, pick_language, t
 from app.shell.options import kept_query
 from app.shell.template import nav_html
 from app.shell.urls import prefix
@@ -49,11 +49,12 @@ def _switch_links(lang: str, kept: Mapping[str, str], path: str, extra: Mapping[
         return path + "?" + urlencode(q)
 
     def lang_link(code: str) -> str:
-        name = t(f"common.lang.{code}", lang)
+        name = LANGUAGE_REGISTRY[code].name  # its own name, in its own language
         label = t("common.lang.switch_to", lang, language=name)
         cur = ' aria-current="true"' if code == lang else ""
         cls = "dp-nav-link current" if code == lang else "dp-nav-link"
-        return (f'<a class="{cls}" href="{html.escape(href(lang=code))}"{cur} lang="{code}" '
+        return (f'<a class="{cls}" href="{html.escape(href(lang=code))}"{cur} '
+                f'lang="{html_lang(code)}" '
                 f'aria-label="{html.escape(label)}">{html.escape(name)}</a>')
 
     langs = " ".join(lang_link(code) for code in LANGUAGES)
@@ -94,7 +95,7 @@ def document(*, lang: str, kept: Mapping[str, str], notices: Sequence[str], path
     scripts_html = "".join(f'<script src="{html.escape(s)}" defer></script>' for s in scripts)
     home = "/" + query
     page = f"""<!doctype html>
-<html lang="{lang}" class="{' '.join(classes)}">
+<html lang="{html_lang(lang)}" class="{' '.join(classes)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -4,6 +4,11 @@ All files of one language are merged into a single flat catalogue (keys are uniq
 e.g. ``common.*``, ``lab.*``, ``cdf.*``). Korean is the default language, English the second.
 ``t(key, lang, **fmt)`` looks a message up and fills ``str.format`` fields; a Korean particle
 after a value is a format spec, ``{code:를}`` (app/shell/korean.py).
+
+The languages are registered once, in lessons/languages.py (the lessons read them too and do
+not import the app): ``LANGUAGE_REGISTRY`` (code -> :class:`Language`: its own name for the
+switch, its ``<html lang>`` tag, ...), ``LANGUAGES`` (the codes, Korean first) and
+``DEFAULT_LANGUAGE`` are that registry, as the app has always named them.
 """
 
 from __future__ import annotations
@@ -13,10 +18,21 @@ from functools import cache
 
 from app.shell.assets import CATALOGUES
 from app.shell.korean import FORMATTER, has_particle_field
+from lessons import languages
+from lessons.languages import Language
+
+__all__ = ["CATALOGUE_DIR", "DEFAULT_LANGUAGE", "LANGUAGES", "LANGUAGE_REGISTRY", "Language",
+           "catalogue", "html_lang", "pick_language", "t"]
 
 CATALOGUE_DIR = CATALOGUES
-LANGUAGES: tuple[str, ...] = ("ko", "en")
-DEFAULT_LANGUAGE = "ko"
+LANGUAGE_REGISTRY = languages.REGISTRY
+LANGUAGES: tuple[str, ...] = languages.CODES
+DEFAULT_LANGUAGE: str = languages.DEFAULT
+
+
+def html_lang(lang: str) -> str:
+    """The ``<html lang>`` / ``lang=""`` tag of the language ``lang`` ('' stays '')."""
+    return LANGUAGE_REGISTRY[lang].html_lang if lang else ""
 
 
 @cache

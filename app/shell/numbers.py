@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import unicodedata
 
+from app.shell.i18n import LANGUAGE_REGISTRY
+
 
 # ---------------------------------------------------------------------------------------------
 # number formatting (pure; unit-tested)
@@ -70,8 +72,9 @@ def fmt_repr(x: float) -> str:
 
 
 # How a percentage is spelled (lessons/terms.toml, concept "percent"): Korean puts the sign
-# right after the number ("95%"), English leaves a space before it ("95 %", as the SI does).
-PERCENT_SPACE = {"ko": "", "en": " "}
+# right after the number ("95%"), English leaves a space before it ("95 %", as the SI does);
+# each language's spacing is registered with it (lessons/languages.py).
+PERCENT_SPACE = {code: lang.percent_space for code, lang in LANGUAGE_REGISTRY.items()}
 
 
 def pct_text(number: str, lang: str) -> str:

@@ -41,7 +41,7 @@ import param
 
 from app.shell import assets, urls
 from app.shell.assets import asset_url
-from app.shell.i18n import LANGUAGES, t
+from app.shell.i18n import LANGUAGE_REGISTRY, LANGUAGES, html_lang, t
 from app.shell.options import (
     bad_options,
     current_query,
@@ -130,10 +130,10 @@ def header_html(lang: str, path: str) -> str:
 def _header_markup(lang: str, path: str) -> str:
     nav = nav_html(lang, path, kept_query(lang))
     langs = " ".join(
-        _link(current_query(lang=code), t(f"common.lang.{code}", lang), current=code == lang,
+        _link(current_query(lang=code), other.name, current=code == lang,
               onclick=_JS_SET_PARAM.format(k="lang", v=code),
-              label=t("common.lang.switch_to", lang, language=t(f"common.lang.{code}", lang)))
-        for code in LANGUAGES
+              label=t("common.lang.switch_to", lang, language=other.name))
+        for code, other in LANGUAGE_REGISTRY.items()
     )
     large = is_large()
     size_v = "normal" if large else "large"
@@ -264,7 +264,7 @@ class _Template(pn.template.FastListTemplate):
         if (first_paint.ENABLED and not notebook
                 and not isinstance(document.template, FirstPaintTemplate)):
             document.template = FirstPaintTemplate.wrap(document.template, self.first_paint,
-                                                        self.page_lang)
+                                                        html_lang(self.page_lang))
         return document
 
 

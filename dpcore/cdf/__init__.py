@@ -26,6 +26,10 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
 * "auto_v2" the former default (``auto_plan_v2``): as auto_v3, with the depth bands
          TREE_DEPTH_FROM (64 to 32768 leaves).  Kept for comparison (the /cdf page and the CDF
          lesson describe the default's bands, TREE_DEPTH_FROM_V3).
+* "auto_v5" (``auto_plan_v5``, ``dpcore.cdf.auto_v5``; not the default): as "auto" except for
+         300 <= n*eps < 1500, where a two-level 16-ary tree (3/4 of eps on its 16 top nodes,
+         1/4 on its 256 leaves) on centred cells with the details' shrinkage replaces the
+         32-bin histogram (docs/cdf-results.md, issue 40).
 * "auto_v1" the former default (``auto_plan``, from public n, eps, delta only): a Laplace
          histogram below n*eps = 1500, otherwise PP with the degree chosen from the noisy
          coefficients.  Kept for comparison (tests, docs/cdf-results.md); with a public
@@ -36,12 +40,16 @@ the keyword arguments are the fixed interface of every method.  Every estimate i
 points in the original units, non-decreasing, in [0, 1], carries the certified ``eps`` and
 ``delta`` and a ``release`` record (noisy values, noise scale, sensitivity, n, bounds, clip
 counts).
+
+Each method is registered once, in ``REGISTRY`` (a ``dpcore.cdf.registry.Method`` each: its
+estimator, options, guarantee, how it meets a public lattice, ...); ``METHODS`` and
+``ALL_METHODS`` are read from it.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -55,16 +63,13 @@ from dpcore.cdf.lattice import Lattice, check_granularity, snapped_values, step_
 from dpcore.cdf.mp import estimate_mp
 from dpcore.cdf.mp_local import estimate_mpl
 from dpcore.cdf.quantiles import estimate_aq
+from dpcore.cdf.registry import Method, register
 from dpcore.cdf.tree import estimate_tree
 
-__all__ = ["ALL_METHODS", "METHODS", "AutoPlan", "CDFEstimate", "Release", "auto_plan",
-           "auto_plan_v2", "auto_plan_v3", "auto_plan_v4", "clip_data", "estimate", "hist_bins_v2",
-           "lattice_estimate", "tree_depth_v2", "tree_depth_v3"]
-
-METHODS = ("auto", "pp", "mp", "hq", "aq")
-#: Every method ``estimate`` accepts (METHODS, the page's list, plus the tree, local MP and the
-#: former automatic rules).
-ALL_METHODS = (*METHODS, "auto_v1", "auto_v2", "auto_v3", "tree", "mpl")
+__all__ = ["ALL_METHODS", "METHODS", "REGISTRY", "AutoPlan", "CDFEstimate", "Method", "Release",
+           "auto_plan", "auto_plan_v2", "auto_plan_v3", "auto_plan_v4", "auto_plan_v5",
+           "clip_data", "estimate", "get_method", "hist_bins_v2", "lattice_estimate",
+           "tree_depth_v2", "tree_depth_v3"]
 
 # Released degree for the automatic method (the degree actually used is chosen from the noisy
 # coefficients by pp.auto_degree, so K_max only needs to be large enough).
@@ -157,6 +162,8 @@ class AutoPlan:
     #: Tree only: lam of the details' shrinkage (0: plain least squares) and the cell layout.
     shrink: float = 0.0
     layout: str = "edges"
+    #: Tree on the continuous grid only: its branching (auto_plan_v5's band trees: 8 or 16).
+    branching: int = TREE_BRANCHING
 
 
 def auto_plan(n: int, eps: float, delta: float) -> AutoPlan:
@@ -314,11 +321,6 @@ def auto_plan_v4(n: int, eps: float, delta: float, lattice_size: int | None = No
                    reason=plan.reason + f", centred cells, details shrunk (lam {TREE_SHRINK:g})")
 
 
-#: The planner of each automatic method, by name (looked up when called).
-_RULES: dict[str, str] = {"auto": "auto_plan_v4", "auto_v1": "auto_plan_v4",
-                          "auto_v2": "auto_plan_v2", "auto_v3": "auto_plan_v3"}
-
-
 def _estimate_auto(
     data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
     granularity: float | None = None, method_name: str = "auto",
@@ -329,7 +331,7 @@ def _estimate_auto(
     clipped = clip_data(data, bounds)
     lattice = None if granularity is None else check_granularity((clipped.lo, clipped.hi),
                                                                  granularity)
-    rule: Callable[..., AutoPlan] = globals()[_RULES[method_name]]
+    rule: Callable[..., AutoPlan] = globals()[REGISTRY[method_name].rule]
     plan = rule(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
     if plan.method == "tree":
         if lattice is not None:
@@ -337,7 +339,7 @@ def _estimate_auto(
             b = (max(leaves, 2) if leaves <= LATTICE_FLAT or clipped.n * eps_v < HISTOGRAM_EPS_N
                  else TREE_BRANCHING)
         else:
-            b = TREE_BRANCHING
+            b = plan.branching
         est = estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
                             branching=b, leaves=max(plan.k_max, 3),
                             granularity=None if lattice is None else lattice.h,
@@ -378,36 +380,53 @@ def _estimate_auto_v1(
 
 
 # "auto_v2" / "auto_v3": the former defaults (``auto_plan_v2`` / ``auto_plan_v3``), kept for
-# comparison: the default's path with the former rule (_RULES).
+# comparison: the default's path with the former rule (``Method.rule``).
 _estimate_auto_v2 = functools.partial(_estimate_auto, method_name="auto_v2")
 _estimate_auto_v3 = functools.partial(_estimate_auto, method_name="auto_v3")
+# "auto_v5" (issue 40, 2026-12-06; not the default): a weighted two-level 16-ary tree for
+# 300 <= n*eps < 1500, else v4's plan (``dpcore.cdf.auto_v5``; imported here, after the names
+# it reads, so that ``Method.rule`` finds its planner).
+from dpcore.cdf.auto_v5 import auto_plan_v5, estimate_auto_v5  # noqa: E402, I001
 
 
-_DISPATCH: dict[str, Callable[..., CDFEstimate]] = {
-    "auto": _estimate_auto,
-    "auto_v1": _estimate_auto_v1,
-    "auto_v2": _estimate_auto_v2,
-    "auto_v3": _estimate_auto_v3,
-    "pp": pp.estimate_pp,
-    "mp": estimate_mp,
-    "hq": estimate_hq,
-    "aq": estimate_aq,
-    "tree": estimate_tree,
-    "mpl": estimate_mpl,
-}
+#: Every method ``estimate`` takes, registered once: the page's list first (``listed``), then
+#: the former automatic rules, the tree and local MP, kept for comparison.
+REGISTRY: Mapping[str, Method] = register(
+    Method("auto", _estimate_auto, "chosen", listed=True, rule="auto_plan_v4", lattice=True,
+           degree=True),
+    Method("pp", pp.estimate_pp, "approx", ("k_max", "degree", "noise"), listed=True,
+           releases="pp", degree=True),
+    Method("mp", estimate_mp, "approx", ("families", "k_max", "max_atoms", "noise"),
+           listed=True, releases="mp"),
+    Method("hq", estimate_hq, "pure", ("bins", "noise", "interpolation"), listed=True,
+           releases="hq"),
+    Method("aq", estimate_aq, "pure", ("quantiles",), listed=True, releases="aq"),
+    Method("auto_v1", _estimate_auto_v1, "chosen", rule="auto_plan_v4", lattice=True,
+           degree=True),
+    Method("auto_v2", _estimate_auto_v2, "chosen", rule="auto_plan_v2", lattice=True,
+           degree=True),
+    Method("auto_v3", _estimate_auto_v3, "chosen", rule="auto_plan_v3", lattice=True,
+           degree=True),
+    Method("auto_v5", estimate_auto_v5, "chosen", rule="auto_plan_v5", lattice=True,
+           degree=True),
+    Method("tree", estimate_tree, "chosen",
+           ("branching", "leaves", "noise", "interpolation", "group", "shrink", "layout"),
+           releases="tree", lattice=True),
+    # matching pursuit as post-processing of one binary-tree release
+    Method("mpl", estimate_mpl, "chosen", ("leaves", "max_atoms"), releases="tree"),
+)
+#: The methods a user chooses between (the /cdf page's list, in its order).
+METHODS: tuple[str, ...] = tuple(m.name for m in REGISTRY.values() if m.listed)
+#: Every method ``estimate`` accepts (METHODS, then the former automatic rules, the tree and
+#: local MP).
+ALL_METHODS: tuple[str, ...] = tuple(REGISTRY)
 
-_OPTIONS = {
-    "auto": (),
-    "auto_v1": (),
-    "auto_v2": (),
-    "auto_v3": (),
-    "pp": ("k_max", "degree", "noise"),
-    "mp": ("families", "k_max", "max_atoms", "noise"),
-    "hq": ("bins", "noise", "interpolation"),
-    "aq": ("quantiles",),
-    "tree": ("branching", "leaves", "noise", "interpolation", "group", "shrink", "layout"),
-    "mpl": ("leaves", "max_atoms"),
-}
+
+def get_method(name: object) -> Method:
+    """The registered method ``name``; ValueError naming every method otherwise."""
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ValueError(f"method must be one of {ALL_METHODS} (got {name!r})")
+    return REGISTRY[name]
 
 
 def _to_lattice(est: CDFEstimate, lattice: Lattice, clipped: Clipped, n_off: int) -> CDFEstimate:
@@ -442,20 +461,17 @@ def lattice_estimate(est: CDFEstimate, lattice: Lattice, n_off: int = 0) -> CDFE
 
 
 def _estimate_on_lattice(
-    data: ArrayLike, bounds: object, eps: float, delta: float, method: str, rng: object,
+    data: ArrayLike, bounds: object, eps: float, delta: float, method: Method, rng: object,
     granularity: object, options: dict[str, object],
 ) -> CDFEstimate:
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
     lattice = check_granularity((clipped.lo, clipped.hi), granularity)
-    if method == "tree":
-        return estimate_tree(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
-                             granularity=lattice.h, **options)  # type: ignore[arg-type]
-    if method in ("auto", "auto_v1", "auto_v2", "auto_v3"):
-        return _estimate_auto(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
-                              granularity=lattice.h, method_name=method)
+    if method.lattice:  # the tree on the lattice itself (the automatic rules plan one there)
+        return method.estimate(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
+                               granularity=lattice.h, **options)
     xs, n_off = snapped_values(clipped, lattice)
-    est = _DISPATCH[method](xs, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng, **options)
+    est = method.estimate(xs, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng, **options)
     return _to_lattice(est, lattice, clipped, n_off)
 
 
@@ -483,14 +499,13 @@ def estimate(
     Raises ValueError naming the parameter and its allowed range for bad input (keyed
     DPError for the data, bounds, privacy parameters and granularity).
     """
-    if not isinstance(method, str) or method not in _DISPATCH:
-        raise ValueError(f"method must be one of {ALL_METHODS} (got {method!r})")
-    unknown = sorted(set(options) - set(_OPTIONS[method]))
+    m = get_method(method)
+    unknown = sorted(set(options) - set(m.options))
     if unknown:
-        allowed = ", ".join(_OPTIONS[method]) or "none"
+        allowed = ", ".join(m.options) or "none"
         raise ValueError(
             f"unknown option(s) {unknown} for method {method!r}; allowed options: {allowed}"
         )
     if granularity is not None:
-        return _estimate_on_lattice(data, bounds, eps, delta, method, rng, granularity, options)
-    return _DISPATCH[method](data, bounds=bounds, eps=eps, delta=delta, rng=rng, **options)
+        return _estimate_on_lattice(data, bounds, eps, delta, m, rng, granularity, options)
+    return m.estimate(data, bounds=bounds, eps=eps, delta=delta, rng=rng, **options)

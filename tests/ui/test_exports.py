@@ -201,3 +201,25 @@ def test_the_curve_saved_as_png_before_it_was_scrolled_to(page: Any, server: Ser
     assert box and abs(img.width - box["width"]) <= 2 and img.height >= 300
     colours = img.getcolors(maxcolors=1 << 16)
     assert colours is None or len(colours) > 20, "an empty picture"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_cdf_figure_saved_as_png(page: Any, server: Server, lang: str,
+                                     tmp_path: Path) -> None:
+    """/cdf's curves as PNG, drawn in the browser from the figure's SVG (legend inside: the
+    reference is marked not private); the release's method and (ε, δ) travel in the file."""
+    from PIL import Image
+
+    page.goto(f"{server.url}/cdf?lang={lang}&data=bimodal&n=2000&eps=1&method=pp&seed=3")
+    expect(page.locator(".dp-cdf-plot svg.dp-svg path.dp-cdf-ref").first).to_be_visible()
+    p = download(page, "dp-export-png-cdf", tmp_path)
+    assert p.name == "dplab-cdf-bimodal-pp.png"
+    data = p.read_bytes()
+    meta = json.loads(png_description(data))
+    assert (meta["method"], meta["eps"], meta["seed"]) == ("pp", 1.0, 3)
+    assert meta["data"] == "bimodal" and "not private" in meta["reference"]
+    img = Image.open(io.BytesIO(data)).convert("RGB")
+    box = page.locator(".dp-cdf-plot").first.bounding_box()
+    assert box and abs(img.width - box["width"]) <= 2 and img.height >= 300
+    colours = img.getcolors(maxcolors=1 << 16)
+    assert colours is None or len(colours) > 20, "an empty picture"

@@ -322,7 +322,7 @@ def test_every_page_size_theme(open_page: Any, server: Server, path: str, size: 
     opts = ("theme=light", "size=huge") if bad else (SIZES[size]["query"], theme_q(theme))
     pg.goto(url(server, path, "lang=ko", *opts))
     if path == "/cdf":
-        expect(pg.locator(".bk-Figure canvas").first).to_be_visible()
+        expect(pg.locator(".dp-cdf-plot svg.dp-svg path.dp-cdf-ref").first).to_be_visible()
     else:
         expect(pg.locator("main")).to_be_visible()
     shot(pg, f"present{path.replace('/', '-') if path != '/' else '-index'}-{size}-{theme}")

@@ -110,8 +110,10 @@ def test_the_banner_names_the_mode_a_reload_keeps(monkeypatch: pytest.MonkeyPatc
         assert not own.state.following and own.toggle is not None and not own.toggle.value
         assert 'data-mode="own"' in own.banner.object
         assert "Exploring on your own" in own.banner.object
-        own.deliver(parse_message(state_message(7, "t", {"lab": ROOM_LAB, "tour": 0,
-                                                         "revealed": True}, None)) or {})
+        msg = parse_message(state_message(7, "t", {"lab": ROOM_LAB, "tour": 0,
+                                                   "revealed": True}, None))
+        assert msg is not None
+        own.deliver(msg)
         await asyncio.sleep(0.05)
         assert lab.state.sigma == 1.0  # the class's change stays off her lab
         await hub.stop()

@@ -9,7 +9,6 @@ import asyncio
 import json
 import math
 from collections.abc import Callable
-from typing import Any
 
 import wsclient
 
@@ -19,7 +18,7 @@ from app.lab.state import LabState
 from app.room import link as link_mod
 from app.room.hub import RoomHub
 from app.room.link import RoomLink
-from app.room.state import parse_message, state_message
+from app.room.state import RoomState, state_message
 from app.room.store import MemoryStore
 
 ROOM_LAB = {"q": "mean", "n": "4", "B": "1", "sigma": "2.5", "eps": "1", "delta": "1e-6"}
@@ -33,9 +32,9 @@ async def until(cond: Callable[[], bool], timeout: float = 10.0) -> None:
 
 
 def message(seq: int, lab: dict[str, str], tour: int = 0, revealed: bool = True
-            ) -> dict[str, Any]:
-    msg = parse_message(state_message(seq, "t", {"lab": lab, "tour": tour,
-                                                 "revealed": revealed}, None))
+            ) -> RoomState:
+    msg = RoomState.from_json(state_message(seq, "t", {"lab": lab, "tour": tour,
+                                                       "revealed": revealed}, None))
     assert msg is not None
     return msg
 

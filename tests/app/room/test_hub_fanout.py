@@ -8,14 +8,12 @@ its own, a tour step) gets no views and takes the message at once."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from typing import Any
 
 import pytest
 
 from app.room import hub as hub_mod
 from app.room.hub import RoomHub
-from app.room.state import state_message
+from app.room.state import RoomMessage, state_message
 from app.room.store import MemoryStore
 
 
@@ -28,14 +26,14 @@ class Lab:
         self.student = True
         self.shows_card = shows_card
 
-    def push_card(self, msg: Mapping[str, Any]) -> bool:
+    def push_card(self, msg: RoomMessage) -> bool:
         self.log.append(("card", self.name))
         return self.shows_card
 
     def push_views(self) -> None:
         self.log.append(("views", self.name))
 
-    def deliver(self, msg: Mapping[str, Any]) -> None:
+    def deliver(self, msg: RoomMessage) -> None:
         self.log.append(("deliver", self.name))
 
     def store_status(self, ok: bool) -> None:

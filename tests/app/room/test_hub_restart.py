@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from app.room import hub as hub_mod
 from app.room.hub import RoomHub
-from app.room.state import state_message
+from app.room.state import ENDED, RoomMessage, RoomState, state_message
 from app.room.store import MemoryStore, RedisStore, RoomStore
 
 
@@ -23,10 +23,10 @@ class Lab:
 
     def __init__(self, code: str, student: bool = True) -> None:
         self.code, self.student = code, student
-        self.got: list[Mapping[str, Any]] = []
+        self.got: list[RoomMessage] = []
         self.status: list[bool] = []
 
-    def deliver(self, msg: Mapping[str, Any]) -> None:
+    def deliver(self, msg: RoomMessage) -> None:
         self.got.append(msg)
 
     def store_status(self, ok: bool) -> None:
@@ -75,12 +75,13 @@ def test_two_workers_write_the_room_back_and_follow_again() -> None:
         assert after["snap"] == before["snap"] and after["seq"] == before["seq"]
         assert after["question"] == before["question"]  # the question stays open
         for m in (teacher, a, b):  # every lab got the room's state again, none was ended
-            assert m.got[-1]["type"] == "state" and m.got[-1]["snap"] == snap("2")
-            assert all(g["type"] == "state" for g in m.got)
+            last = m.got[-1]
+            assert isinstance(last, RoomState) and last.snap == snap("2")
+            assert all(isinstance(g, RoomState) for g in m.got)
         # the class goes on: the next change has a later number and reaches everyone
         seq = await teacher_hub.publish(code, snap("3"), "t")
         assert seq == before["seq"] + 1
-        await until(lambda: all(m.got[-1]["snap"] == snap("3") for m in (a, b)))
+        await until(lambda: all(getattr(m.got[-1], "snap", None) == snap("3") for m in (a, b)))
         for h in (teacher_hub, other_hub):
             await h.stop()
 
@@ -115,7 +116,7 @@ def test_a_room_nobody_holds_ends_after_the_wait(monkeypatch: pytest.MonkeyPatch
         store, h, code, lab = await _restart_unseen()
         assert lab.got == []  # not at once: another process may write it back
         await until(lambda: bool(lab.got))
-        assert lab.got[-1] == {"type": "ended"} and not await store.exists(code)
+        assert lab.got[-1] == ENDED and not await store.exists(code)
         await h.stop()
 
     run(body)
@@ -131,7 +132,8 @@ def test_a_room_written_back_by_another_process_is_followed(
         await store.restore(code, {"created": "0"}, {"seq": "7", "state": state_message(
             7, "t", snap("5"), None)})
         await until(lambda: bool(lab.got))
-        assert lab.got[-1]["type"] == "state" and lab.got[-1]["snap"] == snap("5")
+        last = lab.got[-1]
+        assert isinstance(last, RoomState) and last.snap == snap("5")
         await h.stop()
 
     run(body)
@@ -146,7 +148,7 @@ def test_a_pause_writes_nothing_back_and_an_ended_room_stays_ended() -> None:
         await store.delete(code)  # and the room went (ended, expired) meanwhile
         await h.ping_ok()
         assert lab.status == [False, True]
-        assert lab.got[-1] == {"type": "ended"}
+        assert lab.got[-1] == ENDED
         assert not await store.exists(code)  # not brought back
         await h.stop()
 

@@ -80,16 +80,16 @@ def test_central_model_calibrated_by_dpcore() -> None:
     assert P.central_scale(eps, delta, "laplace", k=4) == (2 / eps, 2.0)
     rel = P.central_release([30, 10], eps, delta, "gaussian", np.random.default_rng(1))
     z = np.random.default_rng(1).normal(0, sigma, 2)
-    assert rel["options"][0]["noisy_count"] == pytest.approx(30 + z[0])
-    assert rel["options"][0]["estimate"] == pytest.approx((30 + z[0]) / 40)
+    assert rel.options[0].noisy_count == pytest.approx(30 + z[0])
+    assert rel.options[0].estimate == pytest.approx((30 + z[0]) / 40)
     half = 1.959963984540054 * sigma / 40
-    lo, hi = rel["options"][0]["ci95"]
+    lo, hi = rel.options[0].ci95
     assert hi - lo <= 2 * half + 1e-12
-    assert "true" not in str(rel) and 30 not in [o["noisy_count"] for o in rel["options"]]
+    assert "true" not in str(rel) and 30 not in [o.noisy_count for o in rel.options]
     step = P.central_step(rel)
     assert step.mu == pytest.approx(1.0 / sigma)
     lap = P.central_release([3, 2, 1], 1.0, 0.0, "laplace", np.random.default_rng(2))
-    assert lap["delta"] == 0.0 and P.central_step(lap).mu is None
+    assert lap.delta == 0.0 and P.central_step(lap).mu is None
     assert P.central_half_width(1.0, 0.0, "laplace", 10, 3) == pytest.approx(2 * math.log(20) / 10)
 
 
@@ -144,26 +144,26 @@ def test_class_cdf_release_audited() -> None:
     rng = np.random.default_rng(7)
     vals = list(rng.uniform(4, 10, 30))
     rel = P.release_cdf(vals, 0.0, 12.0, 1.0, 1e-5, "pp", rng=1)
-    assert rel["n"] == 30 and rel["sensitivity"] == pytest.approx(1 / 30)  # L2, 1/n
-    assert rel["norm"] == "L2" and rel["mechanism"] == "gaussian"
-    assert sorted(rel["curves"], key=int) == [str(d) for d in range(P.CDF_K_MAX + 1)]
-    for ys in rel["curves"].values():
+    assert rel.n == 30 and rel.sensitivity == pytest.approx(1 / 30)  # L2, 1/n
+    assert rel.norm == "L2" and rel.mechanism == "gaussian"
+    assert sorted(rel.curves, key=int) == [str(d) for d in range(P.CDF_K_MAX + 1)]
+    for ys in rel.curves.values():
         assert all(0 <= y <= 1 for y in ys) and all(np.diff(ys) >= -1e-9)
-    assert not set(np.round(vals, 5)) & set(rel["xs"])  # the grid is public, not the data
-    assert "values" not in rel
-    sigma = rel["noise_scale"]
+    assert not set(np.round(vals, 5)) & set(rel.xs)  # the grid is public, not the data
+    assert "values" not in rel.to_dict()
+    sigma = rel.noise_scale
     assert sigma == pytest.approx(gaussian.calibrate_sigma(1.0, 1e-5, 1 / 30))
-    assert rel["step"]["mu"] == pytest.approx((1 / 30) / sigma)
+    assert rel.step.mu == pytest.approx((1 / 30) / sigma)
     # the ledger: two Gaussian releases compose exactly in GDP; a Laplace one adds basically
     hq = P.release_cdf(vals, 0.0, 12.0, 0.5, 1e-5, "hq", rng=2)
-    led = P.ledger([rel["step"], rel["step"]], 1e-5)
+    led = P.ledger([rel.step, rel.step], 1e-5)
     assert led["rule"] == "gdp" and led["count"] == 2
     assert led["eps"] == pytest.approx(
-        accounting.gdp_epsilon(1e-5, math.sqrt(2) * rel["step"]["mu"]))
+        accounting.gdp_epsilon(1e-5, math.sqrt(2) * rel.step.mu))
     assert led["eps"] < led["basic_eps"] == pytest.approx(2.0)
-    mixed = P.ledger([rel["step"], hq["step"]], 1e-5)
+    mixed = P.ledger([rel.step, hq.step], 1e-5)
     assert mixed["rule"] == "mixed" and mixed["eps"] == pytest.approx(
-        accounting.gdp_epsilon(1e-5, rel["step"]["mu"]) + hq["step"]["eps"])
+        accounting.gdp_epsilon(1e-5, rel.step.mu) + hq.step.eps)
     assert P.ledger([], 1e-5)["count"] == 0
     with pytest.raises(P.PollError):
         P.release_cdf([1.0], 0, 12, 1.0, 1e-5, "pp")

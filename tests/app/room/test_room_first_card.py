@@ -53,7 +53,7 @@ def test_the_first_card_is_the_rooms_state() -> None:
         # the page is then built from the very state its first card showed
         link = room_wiring.lab_link({"room": code, "lang": "en"})
         assert isinstance(link, RoomLink) and link.student
-        assert link._known is not None and link._known["snap"]["lab"] == ROOM_LAB
+        assert link._known is not None and link._known.snap["lab"] == ROOM_LAB
 
     run(body)
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from app.room import store as store_mod
-from app.room.state import kept_question, parse_message, state_message
+from app.room.state import ClassQuestion, kept_question, parse_message, state_message
 from app.room.store import MemoryStore, RedisStore, RoomStore, StoreDown
 
 
@@ -141,9 +141,9 @@ def test_publish_state_is_the_state_message_in_one_call(
         make_store: Callable[..., RoomStore]) -> None:
     """publish_state numbers, stores and publishes app/room/state.py's message byte for byte
     (Redis in one script), keeping the stored question by state.kept_question's rule."""
-    tour_q = {"id": "q1", "kind": "tour", "ref": "3", "n": 2, "answer": 1, "revealed": False}
-    quiz_q = {"id": "q2", "kind": "quiz", "ref": "gaussian:q-pure", "n": 4, "answer": None,
-              "revealed": False}
+    tour_q = ClassQuestion(id="q1", kind="tour", ref="3", n=2, answer=1, revealed=False)
+    quiz_q = ClassQuestion(id="q2", kind="quiz", ref="gaussian:q-pure", n=4, answer=None,
+                           revealed=False)
     snap3 = {"lab": "q=sum&n=4&sigma=1.5", "tour": 3, "revealed": False}
     snap4 = {"lab": "q=mean&lang=ko&x=\"é,\\\"question\\\":", "tour": 4, "revealed": True}
 

@@ -20,6 +20,7 @@ from test_poll_http import Client, run_with
 from app.room import poll as P
 from app.room import roster, teach_view
 from app.room.hub import get_hub
+from app.room.records import LedgerStep, Poll
 from app.room.store import MemoryStore
 
 PCT = re.compile(r"(-?\d+(?:\.\d+)?)[\u00a0 ]?%(?!p)")
@@ -51,12 +52,12 @@ def shares_in(fragment: str) -> list[float]:
     return [float(m) for m in PCT.findall(text_of(fragment))]
 
 
-async def open_poll(c: Client, code: str, csrf: str, **form: str) -> dict[str, Any]:
+async def open_poll(c: Client, code: str, csrf: str, **form: str) -> Poll:
     r = await c.act(code, "poll-open", csrf, **form)
     assert r.code == 303, r.body
-    poll = await get_hub().store.get(code, "poll")
+    poll = Poll.from_json(await get_hub().store.get(code, "poll"))
     assert poll
-    return dict(json.loads(poll))
+    return poll
 
 
 async def answers(code: str, poll_id: str, sent: list[int]) -> None:
@@ -77,7 +78,7 @@ async def _projector_poll(c: Client) -> None:
     poll = await open_poll(c, code, csrf, preset="homework", eps="1.0986", model="local")
     # under 10 answers: no estimate, only the waiting text
     for k in (0, 1, 9):
-        await answers(code, poll["id"], [0] * k)
+        await answers(code, poll.id, [0] * k)
         d = await live(c, code)
         assert f"Waiting for 10 answers ({k} so far)" in text_of(d["live_html"])
         assert "dp-proj-estimate" not in d["live_html"]
@@ -87,9 +88,9 @@ async def _projector_poll(c: Client) -> None:
     d = await live(c, code, "ko")
     assert "답 10개를 기다리는 중입니다(지금 9개)" in text_of(d["live_html"])
     # 12 reports all "no" at ε = ln 3: the unbiased estimate is (0 − 1/4)/(1/2) = −50 %
-    await answers(code, poll["id"], [1] * 12)
+    await answers(code, poll.id, [1] * 12)
     res = P.results(poll, {sid(i): "1" for i in range(12)})
-    assert res["estimate"] < 0
+    assert res.estimate is not None and res.estimate < 0
     d = await live(c, code)
     shown = d["live_html"]
     assert "dp-proj-estimate" in shown and "clipped into its interval" in text_of(shown)
@@ -107,7 +108,7 @@ async def _projector_poll(c: Client) -> None:
 
     rng = random.Random(7)
     for n in (10, 11, 13, 20, 40, 150):
-        await answers(code, poll["id"], [rng.choice((0, 1, 1, 1)) for _ in range(n)])
+        await answers(code, poll.id, [rng.choice((0, 1, 1, 1)) for _ in range(n)])
         for lang in ("en", "ko"):
             d = await live(c, code, lang)
             assert all(0.0 <= x <= 100.0 for x in shares_in(d["live_html"])), (n, lang)
@@ -123,14 +124,14 @@ async def _projector_poll(c: Client) -> None:
     # a multiple-choice poll: every option's share in [0, 1]
     poll = await open_poll(c, code, csrf, question="Which?", eps="0.5", model="local",
                            kind="choice", choices="a\nb\nc\nd")
-    await answers(code, poll["id"], [rng.randrange(4) for _ in range(14)] + [3] * 3)
+    await answers(code, poll.id, [rng.randrange(4) for _ in range(14)] + [3] * 3)
     d = await live(c, code)
     assert d["live_html"].count("dp-proj-est-row") == 4
     assert all(0.0 <= x <= 100.0 for x in shares_in(d["live_html"]))
     # a central poll: nothing until it is closed, then the noisy share clipped into [0, 1]
     poll = await open_poll(c, code, csrf, preset="exam", eps="0.2", model="central",
                            mech="laplace")
-    await answers(code, poll["id"], [0] * 11)
+    await answers(code, poll.id, [0] * 11)
     assert "appears when the poll is closed (11 answers so far)" in text_of(
         (await live(c, code))["live_html"])
     assert (await c.act(code, "poll-close", csrf)).code == 303
@@ -222,7 +223,7 @@ async def _restart(c: Client) -> None:
     assert isinstance(store, MemoryStore)
     poll = await open_poll(c, code, csrf, question="=Did you sleep 8 h?", eps="0.7",
                            model="local")
-    await answers(code, poll["id"], [0, 1, 0] * 5)
+    await answers(code, poll.id, [0, 1, 0] * 5)
     assert (await c.act(code, "values-open", csrf, preset="sleep", lo="0", hi="12",
                         unit="hours")).code == 303
     assert (await c.act(code, "lock", csrf)).code == 303
@@ -242,7 +243,7 @@ async def _restart(c: Client) -> None:
                      r'>(.*?)</form>', notice)
     assert form
     fields = dict(re.findall(r'name="([a-z]+)" value="([^"]*)"', form.group(2)))
-    assert fields["eps"] == "0.7" and fields["reopen"] == poll["id"]
+    assert fields["eps"] == "0.7" and fields["reopen"] == poll.id
     assert html.unescape(fields["question"]) == "=Did you sleep 8 h?"
     # one click: the same poll again (a new one, which names the lost one), the notice gone
     fields = {k: html.unescape(v) for k, v in fields.items()}
@@ -250,22 +251,23 @@ async def _restart(c: Client) -> None:
                       __import__("urllib.parse", fromlist=["urlencode"]).urlencode(fields),
                       teacher=True)
     assert r.code == 303
-    again = json.loads(await store.get(code, "poll") or "{}")
-    assert again["question"] == "=Did you sleep 8 h?" and again["eps"] == 0.7
-    assert again["open"] and again["reopens"] == poll["id"] and again["id"] != poll["id"]
+    again = Poll.from_json(await store.get(code, "poll"))
+    assert again is not None
+    assert again.question == "=Did you sleep 8 h?" and again.eps == 0.7
+    assert again.open and again.reopens == poll.id and again.id != poll.id
     d = await live(c, code)
     assert d["lost"] == ["ask"]
     ko = (await c.fetch(f"/teach?room={code}&lang=ko", teacher=True)).body.decode()
     assert "‘어젯밤 몇 시간 잤나요?’ 다시 묻기" in html.unescape(ko)
     # the CSV export of the typed question: no formula for a spreadsheet
-    await answers(code, again["id"], [0, 1, 1] * 4)
+    await answers(code, again.id, [0, 1, 1] * 4)
     text = (await c.fetch(f"/teach/api/rooms/{code}/polls/current?format=csv",
                           teacher=True)).body.decode()
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[1][0] == "'=Did you sleep 8 h?" and rows[1][5] == "예"
     assert float(rows[1][7]) == pytest.approx(P.results(again, {sid(i): str(v) for i, v in
-                                                                enumerate([0, 1, 1] * 4)})[
-        "per_option"][0]["estimate"])
+                                                                enumerate([0, 1, 1] * 4)})
+                                              .per_option[0].estimate)
     assert (await c.act(code, "lost-dismiss", csrf)).code == 303
     assert (await live(c, code))["lost"] == []
 
@@ -292,24 +294,23 @@ def test_a_lab_worker_writes_the_room_back_and_the_teachers_worker_names_the_los
             labs.join(Lab(code))
             await until(lambda: labs._epoch is not None)
             poll = P.new_poll(question="Q?", preset="", eps=1.0, now=1.0)
-            await store.set(code, "poll", json.dumps(poll))
-            await store.hset(code, f"pollans:{poll['id']}", sid(1), "0")
-            await store.hset(code, "ledger", "r1", json.dumps({"eps": 1.0, "delta": 1e-5,
-                                                               "mu": 0.5, "what": "cdf"}))
+            await store.set(code, "poll", poll.to_json())
+            await store.hset(code, f"pollans:{poll.id}", sid(1), "0")
+            await store.hset(code, "ledger", "r1", LedgerStep(1.0, 1e-5, 0.5, "cdf").to_json())
             await roster.set_size(store, code, 30)
             await labs.state(code)
             d = await teach_view.gather(code)  # the teacher's screen read it here
-            assert d.poll and d.poll["id"] == poll["id"]
+            assert d.poll and d.poll.id == poll.id
             store.restart()
             await labs.ping_ok()  # the labs' worker notices first: the state only
             assert await store.exists(code) and await store.get(code, "poll") is None
             assert await store.hgetall(code, "lost") == {}  # it never saw the poll
             d = await teach_view.gather(code)  # the teacher's next read, on the other worker
-            assert d.lost["poll"]["poll"]["id"] == poll["id"] and d.lost["poll"]["n"] == 1
+            assert d.lost["poll"]["poll"]["id"] == poll.id and d.lost["poll"]["n"] == 1
             assert "ask" not in d.lost
             assert d.summary["size"] == 30  # written back
             assert set(await store.hgetall(code, "ledger")) == {"r1"}
-            assert d.ledger["count"] == 1
+            assert d.ledger.count == 1
             await asyncio.sleep(0)
         finally:
             await labs.stop()

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from app.room import codes, tokens
-from app.room.state import FollowState, RoomView, new_question, parse_message, state_message
+from app.room.state import (
+    ENDED,
+    ClassQuestion,
+    FollowState,
+    RoomState,
+    RoomView,
+    new_question,
+    parse_message,
+    state_message,
+)
 
 
 def test_codes() -> None:
@@ -43,24 +54,31 @@ def test_rate_limit() -> None:
     assert rl.blocked("1.2.3.4", now=10.5) == 0
 
 
+def message(seq: int, snap: dict[str, Any], q: ClassQuestion | None) -> RoomState:
+    """A state message as the store holds it, read back."""
+    msg = parse_message(state_message(seq, "t", snap, q))
+    assert isinstance(msg, RoomState)
+    return msg
+
+
 def test_follow_state() -> None:
     f = FollowState(code="ABCDEF")
     q = new_question("quiz", "gaussian:q-pure", 3, 1)
-    assert f.accept(parse_message(state_message(2, "t", {"tour": 0}, q)) or {})
+    assert f.accept(message(2, {"tour": 0}, q))
     assert f.status == "live" and f.banner_key() == "room.banner.following"
-    assert not f.accept(parse_message(state_message(1, "t", {}, None)) or {})  # late, older
+    assert not f.accept(message(1, {}, None))  # late, older
     assert f.seq == 2
     assert f.may_answer(2) and not f.may_answer(3) and not f.may_answer(True)  # type: ignore
     f.record_answer(2)
     assert not f.may_answer(0)  # once per student
     f.detach()
     assert f.banner_key() == "room.banner.own" and not f.follows
-    assert not f.accept(parse_message(state_message(3, "t", {}, q)) or {})  # not applied
+    assert not f.accept(message(3, {}, q))  # not applied
     assert f.reattach()
-    f.accept({"type": "ended"})
+    f.accept(ENDED)
     assert f.status == "ended" and not f.follows
     teacher = FollowState(code="ABCDEF", role="teacher")
-    teacher.accept(parse_message(state_message(1, "t", {}, q)) or {})
+    teacher.accept(message(1, {}, q))
     assert not teacher.may_answer(0)  # the teacher does not answer
     assert parse_message("not json") is None and parse_message('{"type": "x"}') is None
 
@@ -68,7 +86,7 @@ def test_follow_state() -> None:
 def test_room_view_counts() -> None:
     q = new_question("tour", "3", 3, 1)
     v = RoomView(code="ABCDEF")
-    v.load({"snap": {"tour": 3}, "question": q},
+    v.load(RoomState(0, "room", {"tour": 3}, q),
            {"w1": '{"c": 3, "f": 2, "t": 100}', "w2": '{"c": 5, "f": 5, "t": 50}',
             "w3": "broken"},
            {"s1": "0", "s2": "1", "s3": "1", "s4": "7"}, now=101.0)
