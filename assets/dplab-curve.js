@@ -17,9 +17,7 @@ export function render({ model, el }) {
     const d = plotData(model);
     const look = model.look || {};
     const { svg, w, h, font } = blankSvg(holder, el, look, d.title || "", 400);
-    let top = 6 + (look.title_font || font) * 1.25;
-    svg.appendChild(svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
-      "font-size": look.title_font || font, class: "dp-svg-title" }, d.title || ""));
+    let top = drawTitle(svg, look, font, d.title);
     const n = (d.y || []).length;
     if (!n || !(d.hi > d.lo)) { holder.replaceChildren(svg); return svg; }
     const xs = [];
@@ -51,12 +49,7 @@ export function render({ model, el }) {
     box = { w, h, top: top + font * 0.8, left: font * 4.2, bottom: font * 3.4, right: 12 };
     frame = drawFrame(svg, box, { lo: d.lo, hi: d.hi, label: d.xlabel },
                       { lo: ylo - pad, hi: yhi + pad, label: d.ylabel }, look);
-    const defs = svgEl("defs");
-    const clip = svgEl("clipPath", { id: `${id}-clip` });
-    clip.appendChild(svgEl("rect", { x: box.left, y: box.top, width: frame.pw, height: frame.ph }));
-    defs.appendChild(clip);
-    svg.appendChild(defs);
-    const plot = svgEl("g", { "clip-path": `url(#${id}-clip)` });
+    const plot = clippedGroup(svg, id, box, frame);
     const px = xs.map(frame.sx);
     for (const [name, ys, colour, width, dash] of series) {
       if (!ys) continue;

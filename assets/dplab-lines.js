@@ -61,9 +61,7 @@ export function render({ model, el }) {
     const d = plotData(model);
     const look = model.look || {};
     const { svg, w, h, font } = blankSvg(holder, el, look, d.title || "", 380);
-    const top = 6 + (look.title_font || font) * 1.25;
-    svg.appendChild(svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
-      "font-size": look.title_font || font, class: "dp-svg-title" }, d.title || ""));
+    const top = drawTitle(svg, look, font, d.title);
     const series = d.series || [];
     if (!series.length || !(d.xhi > d.xlo) || !(d.yhi > d.ylo)) {
       holder.replaceChildren(svg);
@@ -78,20 +76,10 @@ export function render({ model, el }) {
     const ylog = !!d.ylog;
     const ty = (v) => (v === null || v === undefined ? null : ylog ? (v > 0 ? Math.log10(v) : null) : v);
     const ylo = ylog ? Math.log10(d.ylo) : d.ylo, yhi = ylog ? Math.log10(d.yhi) : d.yhi;
-    let frame;
-    if (ylog) {
-      frame = drawFrame(svg, box, { lo: d.xlo, hi: d.xhi, label: d.xlabel },
-                        { lo: ylo, hi: yhi, label: d.ylabel }, { ...look, logy: true, xint: !!d.xint });
-    } else {
-      frame = drawFrame(svg, box, { lo: d.xlo, hi: d.xhi, label: d.xlabel },
-                        { lo: ylo, hi: yhi, label: d.ylabel }, { ...look, xint: !!d.xint });
-    }
-    const defs = svgEl("defs");
-    const clip = svgEl("clipPath", { id: `${id}-clip` });
-    clip.appendChild(svgEl("rect", { x: box.left, y: box.top, width: frame.pw, height: frame.ph }));
-    defs.appendChild(clip);
-    svg.appendChild(defs);
-    const plot = svgEl("g", { "clip-path": `url(#${id}-clip)` });
+    const frame = drawFrame(svg, box, { lo: d.xlo, hi: d.xhi, label: d.xlabel },
+                            { lo: ylo, hi: yhi, label: d.ylabel },
+                            { ...look, logy: ylog, xint: !!d.xint });
+    const plot = clippedGroup(svg, id, box, frame);
     if (d.vline && d.vline.x !== null && d.vline.x !== undefined) {
       const vx = frame.sx(d.vline.x);
       plot.appendChild(svgEl("line", { x1: vx, x2: vx, y1: box.top, y2: box.top + frame.ph,

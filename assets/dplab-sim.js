@@ -18,9 +18,7 @@ export function render({ model, el }) {
     const defs = svgEl("defs");
     defs.appendChild(hatchPattern(`${id}-hatch`, look.d1, -45));
     svg.appendChild(defs);
-    const top = 6 + (look.title_font || font) * 1.25;
-    svg.appendChild(svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
-      "font-size": look.title_font || font, class: "dp-svg-title" }, d.title || ""));
+    const top = drawTitle(svg, look, font, d.title);
     const h0 = d.h0 || [], h1 = d.h1 || [], bins = h0.length;
     const sigma = Number(d.sigma), delta = Number(d.d);
     if (!bins || !(d.hi > d.lo) || !(sigma > 0)) { holder.replaceChildren(svg); return svg; }

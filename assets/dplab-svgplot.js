@@ -154,6 +154,26 @@ function drawFrame(svg, box, x, y, look) {
   return { sx, sy, pw, ph };
 }
 
+// The figure's title, bold, at its top left; returns the baseline under which the plot starts.
+function drawTitle(svg, look, font, text) {
+  const size = look.title_font || font;
+  const top = 6 + size * 1.25;
+  svg.appendChild(svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
+    "font-size": size, class: "dp-svg-title" }, text || ""));
+  return top;
+}
+
+// A group clipped to the plot area of `frame` (drawFrame's): what is drawn in it never crosses
+// the axes. `id` must be unique in the page.
+function clippedGroup(svg, id, box, frame) {
+  const defs = svgEl("defs");
+  const clip = svgEl("clipPath", { id: `${id}-clip` });
+  clip.appendChild(svgEl("rect", { x: box.left, y: box.top, width: frame.pw, height: frame.ph }));
+  defs.appendChild(clip);
+  svg.appendChild(defs);
+  return svgEl("g", { "clip-path": `url(#${id}-clip)` });
+}
+
 // A label's box without asking the page's layout: getBBox() on a text just appended made the
 // browser lay out the whole page (~10 ms on /lab) once per label, and a following page redraws
 // four figures per teacher move (benchmarks/real_followers.py --trace: 8 layouts a move). A

@@ -67,20 +67,13 @@ export function render({ model, el }) {
     const look = model.look || {};
     form.style.fontSize = `${look.font || 16}px`;  // the figure's text size (24 px on a projector)
     const { svg, w, h, font } = blankSvg(holder, el, look, d.title || "", 400);
-    const top = 6 + (look.title_font || font) * 1.25;
-    svg.appendChild(svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
-      "font-size": look.title_font || font, class: "dp-svg-title" }, d.title || ""));
+    const top = drawTitle(svg, look, font, d.title);
     const a = d.a || [], tpr = d.tpr || [], cap = d.cap || [];
     if (!a.length) { holder.replaceChildren(svg); return svg; }
     const box = { w, h, top: top + font * 0.8, left: font * 4.2, bottom: font * 3.4, right: 16 };
     const f = drawFrame(svg, box, { lo: 0, hi: 1, label: d.xlabel },
                         { lo: 0, hi: 1, label: d.ylabel }, look);
-    const defs = svgEl("defs");
-    const clip = svgEl("clipPath", { id: `${id}-clip` });
-    clip.appendChild(svgEl("rect", { x: box.left, y: box.top, width: f.pw, height: f.ph }));
-    defs.appendChild(clip);
-    svg.appendChild(defs);
-    const plot = svgEl("g", { "clip-path": `url(#${id}-clip)` });
+    const plot = clippedGroup(svg, id, box, f);
     const px = a.map(f.sx);
     // What the claim allows: the region under its cap (shaded), the cap itself dashed.
     let region = `M${f.sx(0).toFixed(1)} ${f.sy(0).toFixed(1)}`;

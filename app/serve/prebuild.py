@@ -224,12 +224,15 @@ def _stand_in_request(key: Key) -> tuple[Any, dict[str, list[bytes]], dict[str, 
     """A tornado request for the address of ``key`` (what a browser sends)."""
     from urllib.parse import urlencode
 
-    from tornado.httputil import HTTPHeaders, HTTPServerRequest
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 
     lang, named = key
     uri = f"/lab?{urlencode(named)}" if named else "/lab"
     headers = {"Accept-Language": lang}
-    request = HTTPServerRequest(method="GET", uri=uri, headers=HTTPHeaders(headers))
+    # (start_line: method and uri as arguments are deprecated; HTTP/1.0 needs no Host, as
+    # the stand-in had none before)
+    request = HTTPServerRequest(start_line=RequestStartLine("GET", uri, "HTTP/1.0"),
+                                headers=HTTPHeaders(headers))
     return request, {k: [v.encode()] for k, v in named}, headers
 
 
