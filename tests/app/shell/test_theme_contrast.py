@@ -130,13 +130,19 @@ def test_palette_and_card_colours(theme: str) -> None:
     assert (luminance(rgb(pal.background)) < 0.05) == (theme == "dark")
 
 
-def test_the_cdf_figures_lines_and_texts_have_contrast() -> None:
+@pytest.mark.parametrize("dark", [False, True], ids=["default", "dark"])
+def test_the_cdf_figures_lines_and_texts_have_contrast(dark: bool,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """/cdf's figures (drawn by the browser from their messages, app/shell/svgplot.py
-    LinePlot): every curve's colour against the figure's background, and its text."""
+    LinePlot): every curve's colour against the figure's background, and its text, in both
+    themes (the session's theme, as ``?theme=dark`` sets it)."""
     from app.cdf.page import CDFPage
     from app.cdf.state import CDFState
+    from app.shell import theme
 
+    monkeypatch.setattr(theme, "is_dark", lambda: dark)
     page = CDFPage(state=CDFState(), lang="en")
+    assert page.fig.look["bg"] == PALETTES["dark" if dark else "default"].background
     page.state.stream_steps = 1  # one batch: the stream's figure is drawn too
     page._refresh_stream()
     checked = 0
