@@ -314,14 +314,11 @@ class CDFPage(CDFControls, CDFFigures):
             return (f'<details class="dp-fold"><summary>'
                     f'{html.escape(self.tr("cdf.fold.intro"))}</summary>'
                     f'{_MD.render(self.tr("cdf.intro"))}</details>')
-        return self.tr("cdf.intro")
+        # (rendered here once: a Markdown pane parses its text again in every page build)
+        return _MD.render(self.tr("cdf.intro"))
 
     def main(self) -> list[Any]:
-        intro: Any
-        if self.large:
-            intro = text_pane(self._intro_text())
-        else:
-            intro = pn.pane.Markdown(self._intro_text(), sizing_mode="stretch_width")
+        intro = text_pane(self._intro_text(), css_classes=["dp-cdf-intro"])
         self._intro = intro
 
         def h2(key: str) -> Any:
