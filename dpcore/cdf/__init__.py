@@ -27,9 +27,9 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          TREE_DEPTH_FROM (64 to 32768 leaves).  Kept for comparison (the /cdf page and the CDF
          lesson describe the default's bands, TREE_DEPTH_FROM_V3).
 * "auto_v5" (``auto_plan_v5``, ``dpcore.cdf.auto_v5``; not the default): as "auto" except for
-         300 <= n*eps < 1500, where a two-level 16-ary tree (3/4 of eps on its 16 top nodes,
-         1/4 on its 256 leaves) on centred cells with the details' shrinkage replaces the
-         32-bin histogram (docs/cdf-results.md, issue 40).
+         300 <= n*eps < 1500, where a two-level 16-ary tree (0.6 of eps on its 16 top nodes,
+         0.4 on its 256 leaves) on centred cells with the details' shrinkage (lam 2) replaces
+         the 32-bin histogram (docs/cdf-results.md, issue 40).
 * "auto_v1" the former default (``auto_plan``, from public n, eps, delta only): a Laplace
          histogram below n*eps = 1500, otherwise PP with the degree chosen from the noisy
          coefficients.  Kept for comparison (tests, docs/cdf-results.md); with a public

@@ -7,7 +7,7 @@ docs/cdf-results.md and the module's docstring, not read from dpcore):
   consecutive leaves; minimise sum_l ||A_l x - y_l||^2 / v_l subject to sum x = root) by
   numpy.linalg.solve, for fixed pseudo-random y and v.  ``weighted_consistent`` must agree to
   ~1e-12 (it uses two linear passes instead).
-* "scales": the Laplace scales 2 / (n eps w) and 2 / (n eps (1 - w)), w = 3/4, as exact
+* "scales": the Laplace scales 2 / (n eps w) and 2 / (n eps (1 - w)), w = 3/5, as exact
   fractions (rounded to doubles) for a few (n, eps).
 * "plans": what ``auto_plan_v5`` releases at n*eps just below, at and above its switch points
   300 and 1500 (n = 1000): "hq" with auto_bins bins below 300, the 16-ary tree (256 leaves)
@@ -63,8 +63,8 @@ def main() -> None:
     scales = []
     for n, eps in ((1000, 0.5), (10_000, 0.1), (342, 2.0), (944, 1.0)):
         e = Fraction(eps)
-        scales.append({"n": n, "eps": eps, "top": float(2 / (n * e * Fraction(3, 4))),
-                       "leaf": float(2 / (n * e * Fraction(1, 4)))})
+        scales.append({"n": n, "eps": eps, "top": float(2 / (n * e * Fraction(3, 5))),
+                       "leaf": float(2 / (n * e * Fraction(2, 5)))})
     plans = []
     for neps in (100.0, 299.0, 300.0, 1000.0, 1499.0, 1500.0):
         eps = neps / 1000.0

@@ -23,6 +23,7 @@ from dpcore.cdf import auto_plan_v4, auto_plan_v5, estimate, tree
 from dpcore.cdf.auto_v5 import (
     BAND_BRANCHING_V5,
     BAND_FROM_V5,
+    BAND_SHRINK_V5,
     BAND_TOP_SHARE,
     band_noise_scales,
     weighted_consistent,
@@ -118,7 +119,7 @@ def test_v5_is_v4_outside_the_band(n: int, eps: float, delta: float) -> None:
     v4, v5 = auto_plan_v4(n, eps, delta), auto_plan_v5(n, eps, delta)
     if BAND_FROM_V5 <= n * eps < cdf.HISTOGRAM_EPS_N:
         assert (v5.method, v5.k_max, v5.branching, v5.noise) == ("tree", 256, 16, "laplace")
-        assert v5.shrink == cdf.TREE_SHRINK and v5.layout == "centred"
+        assert v5.shrink == BAND_SHRINK_V5 and v5.layout == "centred"
     else:
         assert v5 == v4
 
