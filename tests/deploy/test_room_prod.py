@@ -74,7 +74,9 @@ def test_students_of_a_killed_worker_reconnect_and_follow_again(
         lab = f"{prod.base}/lab?room={code}&lang=en"
         prod.run(_class(prod, lab, code, cookie))
     finally:
-        assert prod.stop() == 0
+        # (serve-prod's own log says which process ended and how: printed when it failed)
+        status = prod.stop()
+        assert status == 0, f"serve-prod exited with {status}; its log ends:\n{prod.text()[-4000:]}"
 
 
 async def _class(prod: Prod, lab: str, code: str, cookie: str) -> None:

@@ -15,6 +15,15 @@ import lessons
 from ui.conftest import Server, shot
 from ui.test_lab_ui import check_card, url_params
 
+# Leave every field: the focused element may sit in a component's shadow root (the lab's
+# controls are one component), where blurring document.activeElement (its host) leaves the
+# field focused and the next key types into it.
+BLUR_DEEP = """() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  if (a) a.blur();
+}"""
+
 
 def open_lesson(page: Any, server: Server, query: str) -> None:
     page.goto(f"{server.url}/lesson?{query}")
@@ -219,7 +228,7 @@ def test_tour_walked_with_the_keyboard(page: Any, server: Server) -> None:
     page.goto(f"{server.url}/lab?lang=en&tour=1")
     panel = page.locator(".dp-tour-step")
     expect(panel).to_contain_text(f"Step 1 of {len(steps)}")
-    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.evaluate(BLUR_DEEP)
     for k in range(1, len(steps) + 1):
         step = steps[k - 1]
         expect(panel).to_contain_text(f"Step {k} of {len(steps)}")
@@ -270,6 +279,6 @@ def test_preset_shortcut_and_typing_do_not_clash(page: Any, server: Server) -> N
     field.fill("8")
     field.press("Enter")
     check_card(page, "sum", 8, 1.0, 1.0, 1.0, 0.13)
-    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.evaluate(BLUR_DEEP)
     page.keyboard.press("2")  # preset 2: sum, claim 0.126
     check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.126)
