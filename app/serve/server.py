@@ -440,6 +440,10 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     for policy in _TUNED_GC:
         policy.install(server._tornado)
     room_wiring.announce_token(address, port, prefix)
+    # /cdf's process-wide caches, filled beside the serving thread (not by the first /cdf page)
+    from app.cdf.page import warm_up_in_background
+
+    warm_up_in_background()
     server.io_loop.start()
 
 
