@@ -323,6 +323,19 @@ export function render({ model, el }) {
   const calibResult = root.querySelector(".dp-calib-result");
 
   // ---- the server's values ----------------------------------------------------------------
+  // The page's address follows its state (app/shell/address.py AddressQuery): keys set to ""
+  // leave it; one history entry per page (replaced, so Back leaves the lab).
+  function showAddress(query) {
+    const u = new URL(window.location.href);
+    for (const [k, val] of Object.entries(query)) {
+      if (val === "" || val === null) u.searchParams.delete(k);
+      else u.searchParams.set(k, String(val));
+    }
+    if (u.href !== window.location.href) {
+      window.history.replaceState(window.history.state, "", u.href);
+    }
+  }
+
   function showValues() {
     let text = model.values || "{}";
     // A following page may show the class's state from its channel (assets/dplab-room-card.js)
@@ -336,6 +349,7 @@ export function render({ model, el }) {
     }
     const v = JSON.parse(text);
     if (fromChannel) v.ack = sent;  // (the channel's values know nothing of this page's commits)
+    else if (v.addr) showAddress(v.addr);
     for (const [c, text] of Object.entries(v.fields || {})) {
       const input = fields[c];
       if (!input || dirty.has(c)) continue;

@@ -275,16 +275,49 @@ function plotData(model) {
 
 // A view's life: `draw()` (returning its <svg>) runs now, when `message` or `look` change and
 // when the holder's width changes; the save bar's PNG of the view is registered under its key
-// (assets/dplab-export.js: figure "svg:<key>"). Returns the holder for Panel to attach.
-function mountPlot(model, holder, draw) {
+// (assets/dplab-export.js: figure "svg:<key>"). `content` (default: the holder) sits in one
+// box with the view's other parts, each shown only when it has something: the heading
+// (`head`, HTML set once per page), the legend (`legend`, the page's HTML list; the message's
+// `legend_off` hides entries by index) and the text equivalent (the message's `html_text`).
+// One component per view: the message a room's channel carries redraws all of it.
+function mountPlot(model, holder, draw, content) {
+  const view = document.createElement("div");
+  view.className = "dp-view";
+  const head = document.createElement("div");
+  head.className = "dp-view-head";
+  const legend = document.createElement("div");
+  legend.className = "dp-view-legend";
+  const text = document.createElement("div");
+  text.className = "dp-view-text";
+  view.append(head, content || holder, legend, text);
+  const shown = { head: null, legend: null, off: null, text: null };
+  function parts() {
+    const d = plotData(model);
+    const h = model.head || "";
+    if (h !== shown.head) { shown.head = h; head.innerHTML = h; head.hidden = !h; }
+    const l = model.legend || "";
+    const off = JSON.stringify(d.legend_off || []);
+    if (l !== shown.legend) { shown.legend = l; shown.off = null; legend.innerHTML = l; legend.hidden = !l; }
+    if (off !== shown.off) {
+      shown.off = off;
+      const hide = new Set(d.legend_off || []);
+      legend.querySelectorAll("li[data-i]").forEach((li) => {
+        li.hidden = hide.has(Number(li.getAttribute("data-i")));
+      });
+    }
+    const t = d.html_text || "";
+    if (t !== shown.text) { shown.text = t; text.innerHTML = t; text.hidden = !t; }
+  }
   let svg = draw();
-  const again = () => { svg = draw(); };
+  parts();
+  const again = () => { svg = draw(); parts(); };
   model.on(["message", "look"], again);
+  model.on(["head", "legend"], parts);
   let width = 0;
   const ro = new ResizeObserver(() => {
     const now = Math.floor(holder.clientWidth);  // (laid out already when observers run)
     if (now) widths.set(holder, now);
-    if (now && now !== width) { width = now; again(); }
+    if (now && now !== width) { width = now; svg = draw(); }
   });
   ro.observe(holder);
   model.on("remove", () => ro.disconnect());
@@ -293,5 +326,5 @@ function mountPlot(model, holder, draw) {
     window.dplabFigures = window.dplabFigures || {};
     window.dplabFigures[model.key] = () => svgLayer(svg, (model.look || {}).bg || "#ffffff");
   }
-  return holder;
+  return view;
 }

@@ -107,6 +107,5 @@ export function render({ model, el }) {
     return svg;
   }
 
-  mountPlot(model, holder, draw);
-  return wrap;
+  return mountPlot(model, holder, draw, wrap);
 }

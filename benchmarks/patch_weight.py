@@ -9,7 +9,7 @@ turn, ``--rounds`` times, and every figure is printed as a ratio to the all-patc
 the same round (other processes load the machine: read the ratios and the counts, not the
 milliseconds).
 
-    .venv/bin/python benchmarks/patch_weight.py --variants lazy_pane_layouts synced_params_once
+    .venv/bin/python benchmarks/patch_weight.py --variants lazy_layouts synced_params_once
     .venv/bin/python benchmarks/patch_weight.py --variants "a,b" c --rounds 3
 
 A variant ``a,b`` leaves both out; the baseline (nothing left out) is always run first in each

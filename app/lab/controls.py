@@ -46,6 +46,7 @@ import param
 from app.lab.card import unit_label
 from app.lab.state import CALIB_GROUPS, PRESET_BY_KEY, PRESETS
 from app.shell import assets, svgplot
+from app.shell.address import AddressQuery
 from app.shell.i18n import t
 from app.shell.numbers import fmt_input, pct_text
 from app.shell.plainjs import PlainJS
@@ -413,8 +414,10 @@ class LabSidebar:
     (the page's convention); ``after_preset`` runs after a preset or a digit key loaded one."""
 
     def __init__(self, state: LabState, lang: str, *, large: bool, dark: bool,
-                 safe: Callable[..., None]) -> None:
+                 safe: Callable[..., None], address: AddressQuery | None = None) -> None:
         self.state, self.lang, self._safe = state, lang, safe
+        # the page's address travels in the values (assets/dplab-lab-controls.js showAddress)
+        self.address = address
         cls = ["dp-lab-controls", *(["dp-dark"] if dark else []),
                *(["dp-large"] if large else [])]
         self._ack = 0  # the number of the browser's last commit taken
@@ -430,6 +433,8 @@ class LabSidebar:
         values were sent."""
         s = self.state
         values = control_values(s, self.lang)
+        if self.address is not None and self.address.query:
+            values["addr"] = self.address.query
         if self._ack:
             values["ack"] = self._ack  # (assets/dplab-lab-controls.js: commits in flight)
         changed = values != self._values

@@ -6,9 +6,10 @@ page of docs/light-page.md); a move sends a figure's message only when it change
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING, Any
 
-from app.lab.card import CARD_CSS, PROJECTOR_CSS
+from app.lab.card import CARD_CSS
 from app.lab.compute import curve_view, density_view, simulation, tradeoff_view
 from app.lab.state import EPS_MAX
 from app.lab.texts import curve_text, density_text, sim_text, tradeoff_text
@@ -18,6 +19,7 @@ from app.lab.views import (
     SimPlot,
     TradeoffPlot,
     curve_legend,
+    curve_legend_off,
     curve_payload,
     density_legend,
     density_payload,
@@ -65,20 +67,20 @@ class LabFigures:
         # Projector mode: taller figures so that larger text leaves room for the curves.
         height = PLOT_HEIGHT_LARGE if self._large else PLOT_HEIGHT
         look = svgplot.look(p, self._large, height)
-        # Each figure is one model the browser draws from a compact message (app/lab/views.py).
+        # Each figure is one model the browser draws from a compact message (app/lab/views.py);
+        # no fixed height: its heading, legend and text equivalent are in it too.
         self.dens_plot = DensityPlot(look=look, key="density", sizing_mode="stretch_width",
-                                     height=height, css_classes=["dp-density-plot"])
+                                     css_classes=["dp-density-plot"])
         self.leg_dens = density_legend(p, self._tr)
         self._dens_msg = svgplot.Message({})
         # A click in the curve's plot sets ε there.
         self.curve_plot = CurvePlot(on_tap=self._tap_at, look=look, key="curve",
-                                    sizing_mode="stretch_width", height=height,
+                                    sizing_mode="stretch_width",
                                     css_classes=["dp-curve-plot"])
         self.leg_curve, self._curve_overlays = curve_legend(p, self._tr)
-        self._curve_legend_key: tuple[bool, bool] | None = None  # (Laplace, classic) shown
         sim_height = PLOT_HEIGHT - 40
         self.sim_plot = SimPlot(look=svgplot.look(p, self._large, sim_height), key="simulation",
-                                sizing_mode="stretch_width", height=sim_height,
+                                sizing_mode="stretch_width",
                                 css_classes=["dp-sim-plot"])
         self.leg_sim = sim_legend(p, self._tr)
 
@@ -86,30 +88,21 @@ class LabFigures:
         # (no fixed height: its field sits above the figure and wraps on a phone)
         self.attack_plot = TradeoffPlot(on_fpr=self._fpr_typed, look=look, key="attacker",
                                         sizing_mode="stretch_width",
-                                        css_classes=["dp-tradeoff-plot"])
+                                        css_classes=["dp-tradeoff-plot", "dp-attack-view"])
         self.leg_attack = tradeoff_legend(p, self._tr)
 
         card_css = [CARD_CSS, *self._theme_css()]
         self.card = widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
                                     css_classes=["dp-card-pane"])
-        # (fixed classes: a following page takes them from the class's channel, app/lab/follow.py)
-        self.dens_text, self.curve_text, self.sim_text, self.attack_text = (
-            widgets.TextPane("", stylesheets=card_css, sizing_mode="stretch_width",
-                             css_classes=[cls])
-            for cls in ("dp-dens-text-pane", "dp-curve-text-pane", "dp-sim-text-pane",
-                        "dp-attack-text-pane"))
+        # Each view is one component: heading, figure, legend and text equivalent
+        # (app/shell/svgplot.py); the texts use the card's styles, the legends their own.
         legend = self._tr("lab.legend")
-        # (the projector's type sizes, PROJECTOR_CSS, reach the legends too)
-        legend_css = [LEGEND_CSS, *([PROJECTOR_CSS] if self._large else [])]
-        self.dens_legend, self.curve_legend, self.sim_legend = (
-            widgets.TextPane(legend_html(entries, legend), stylesheets=legend_css,
-                             sizing_mode="stretch_width", margin=(0, 5), css_classes=[cls])
-            for entries, cls in ((self.leg_dens, "dp-dens-legend-pane"),
-                                 (self.leg_curve, "dp-curve-legend-pane"),
-                                 (self.leg_sim, "dp-sim-legend-pane")))
-        self.attack_legend = widgets.TextPane(legend_html(self.leg_attack, legend),
-                                              stylesheets=legend_css,
-                                              sizing_mode="stretch_width", margin=(0, 5))
+        view_css = [CARD_CSS, LEGEND_CSS, *self._theme_css()]
+        for plot, entries in ((self.dens_plot, self.leg_dens), (self.curve_plot, self.leg_curve),
+                              (self.sim_plot, self.leg_sim),
+                              (self.attack_plot, self.leg_attack)):
+            plot.param.update(stylesheets=view_css,
+                              legend=legend_html(entries, legend, every=True))
 
     def build_hidden_parts(self) -> None:
         """Nothing is left to make ahead: every figure is one model from the start (a page
@@ -131,18 +124,17 @@ class LabFigures:
                                                s.attack_text, self.lang)
         delta_text, verdict = s.delta_text, s.certification().verdict
 
-        def make() -> tuple[svgplot.Message, str]:
+        def make() -> svgplot.Message:
             tv = tradeoff_view(sens, sigma, eps, delta, fpr)
             error = self._tr("lab.attack.error", text=typed.strip()) if typed else ""
-            msg = svgplot.Message(tradeoff_payload(tv, fmt_input(fpr), error, self._tr))
-            text = self._fold("lab.fold.attack_text", tradeoff_text(
-                tv, eps, delta, delta_text, verdict, per_base(fpr), lang))
-            return msg, text
+            data = tradeoff_payload(tv, fmt_input(fpr), error, self._tr)
+            data["html_text"] = svgplot.text_html(self._fold("lab.fold.attack_text", tradeoff_text(
+                tv, eps, delta, delta_text, verdict, per_base(fpr), lang)))
+            return svgplot.Message(data)
 
-        msg, text = svgplot.shared(("lab.attack", sens, sigma, eps, delta, delta_text, fpr,
-                                    typed, verdict, lang, self._large), make)
-        self.attack_plot.set_message(msg)
-        self.attack_text.set_text(text)
+        self.attack_plot.set_message(svgplot.shared(
+            ("lab.attack", sens, sigma, eps, delta, delta_text, fpr, typed, verdict, lang,
+             self._large), make))
 
     @property
     def _dens_payload(self) -> dict[str, Any]:
@@ -152,22 +144,26 @@ class LabFigures:
         s = self.state
         sigma, eps, lang = s.sigma, s.eps, self.lang
 
-        def make() -> tuple[svgplot.Message, str]:
+        def make() -> svgplot.Message:
             dv = density_view(sens, sigma, eps)
-            text = self._fold("lab.fold.dens_text",
-                              density_text(dv, sens, sigma, eps, unit, lang))
-            return svgplot.Message(density_payload(dv, sens, sigma, unit, self._tr)), text
+            data = density_payload(dv, sens, sigma, unit, self._tr)
+            data["html_text"] = svgplot.text_html(self._fold("lab.fold.dens_text",
+                                           density_text(dv, sens, sigma, eps, unit, lang)))
+            return svgplot.Message(data)
 
-        self._dens_msg, text = svgplot.shared(
+        self._dens_msg = svgplot.shared(
             ("lab.density", sens, sigma, eps, unit, lang, self._large), make)
         self._show_density()
-        self.dens_text.set_text(text)
 
     def _show_density(self, concealed: bool = False) -> None:
-        """The density figure's message, with the tour's concealment (one message)."""
+        """The density figure's message, with the tour's concealment (one message: its text
+        equivalent answers the prediction too)."""
         if concealed:
             data = dict(self._dens_msg.data)
-            data.update(sub=self._tr("tour.concealed_sub"), sub2="")
+            note = html.escape(self._tr("tour.concealed_views"))
+            data.update(sub=self._tr("tour.concealed_sub"), sub2="",
+                        html_text=(f'<div class="dp-tour-conceal-note"><p class="dp-concealed-box"'
+                                   f' role="status">{note}</p></div>'))
             self.dens_plot.set_message(data)
         else:
             self.dens_plot.set_message(self._dens_msg)
@@ -178,36 +174,35 @@ class LabFigures:
         lo, hi, scale, claim = s.eps_lo, s.eps_hi, s.scale, s.claim.log10
         overlays = tuple(s.overlays)
 
-        def make() -> tuple[svgplot.Message, str, tuple[bool, bool]]:
+        def make() -> tuple[svgplot.Message, tuple[bool, bool]]:
             cv = curve_view(sens, sigma, eps, delta, lo, hi, scale, claimed_log10=claim)
             show_lap = "laplace" in overlays and not cv.all_zero
             show_cl = "classic" in overlays and not cv.all_zero
-            msg = svgplot.Message(curve_payload(cv, show_lap, show_cl, self._tr, sens, sigma))
-            text = self._fold("lab.fold.curve_text", curve_text(cv, delta, lang))
-            return msg, text, (show_lap, show_cl)
+            data = curve_payload(cv, show_lap, show_cl, self._tr, sens, sigma)
+            # the legend lists the curves drawn
+            data["legend_off"] = curve_legend_off(show_lap, show_cl)
+            data["html_text"] = svgplot.text_html(
+                self._fold("lab.fold.curve_text", curve_text(cv, delta, lang)))
+            return svgplot.Message(data), (show_lap, show_cl)
 
-        msg, text, key = svgplot.shared(
+        msg, key = svgplot.shared(
             ("lab.curve", sens, sigma, eps, delta, lo, hi, scale, claim, overlays, lang,
              self._large), make)
-        # The legend lists the visible curves: made again only when an overlay is switched.
-        if key != self._curve_legend_key:
-            self._curve_legend_key = key
-            self._curve_overlays["lap"].visible, self._curve_overlays["classic"].visible = key
-            self.curve_legend.set_text(legend_html(self.leg_curve, self._tr("lab.legend")))
+        # (the save bar's PNG legend lists the visible curves too)
+        self._curve_overlays["lap"].visible, self._curve_overlays["classic"].visible = key
         self.curve_plot.set_message(msg)
-        self.curve_text.set_text(text)
 
     def _draw_sim(self, sens: float, unit: str) -> None:
         s = self.state
         sigma, eps, n, seed, lang = s.sigma, s.eps, s.sim_n, s.sim_seed, self.lang
         dens = self._dens_payload
 
-        def make() -> tuple[svgplot.Message, str]:
+        def make() -> svgplot.Message:
             sv = simulation(sens, sigma, eps, n, seed, -4.0 * sigma, sens + 4.0 * sigma)
-            msg = svgplot.Message(sim_payload(sv, sens, sigma, dens, self._tr))
-            return msg, sim_text(sv, eps, lang)
+            data = sim_payload(sv, sens, sigma, dens, self._tr)
+            data["html_text"] = svgplot.text_html(sim_text(sv, eps, lang))
+            return svgplot.Message(data)
 
         # (the density's message of the same state gives the threshold and the axis labels)
-        msg, text = svgplot.shared(("lab.sim", sens, sigma, eps, n, seed, unit, lang), make)
-        self.sim_plot.set_message(msg)
-        self.sim_text.set_text(text)
+        self.sim_plot.set_message(svgplot.shared(
+            ("lab.sim", sens, sigma, eps, n, seed, unit, lang), make))

@@ -71,10 +71,9 @@ def card_of(query: Mapping[str, str], lang: str, folded: bool) -> str:
 
 # The panes a follower's page can take from the class's card channel (app/room/channel.py):
 # their fixed CSS class -> the renderer page's pane (assets/dplab-room-card.js overlays them).
-CHANNEL_PANES = {"dp-card-pane": "card", "dp-dens-text-pane": "dens_text",
-                 "dp-curve-text-pane": "curve_text", "dp-sim-text-pane": "sim_text",
-                 "dp-attack-text-pane": "attack_text", "dp-curve-legend-pane": "curve_legend"}
-# The figures (their save-bar key -> the renderer page's SvgPlot).
+CHANNEL_PANES = {"dp-card-pane": "card"}
+# The views (their save-bar key -> the renderer page's SvgPlot): each message carries the
+# view's text equivalent and which legend entries it shows (app/lab/figures.py).
 CHANNEL_PLOTS = {"density": "dens_plot", "curve": "curve_plot", "simulation": "sim_plot",
                  "attacker": "attack_plot"}
 _RENDERERS: dict[tuple[str, bool], Any] = {}

@@ -65,16 +65,16 @@ class LabPage(LabFigures, param.Parameterized):
         # the probabilities, the text tables, the simulation, the exports): hidden with the card.
         self._answer_panes: list[Any] = []
         self._hidden_for_tour = False
-        self.conceal_note = widgets.TextPane("", stylesheets=[CARD_CSS], visible=False,
-                                             sizing_mode="stretch_width",
-                                             css_classes=["dp-tour-conceal-note"])
         # the page's one scheduler (app/shell/refresh.py): the card now, the figures after
         self._refresh = Scheduler(self.refresh_plots, page="lab", burst_ms=BURST_MS,
                                   pause_ms=PLOT_PAUSE_MS)
-        self.address = address.AddressBar()
-        self.controls = LabSidebar(self.state, lang, large=large, dark=dark, safe=self._safe)
+        # (the address rides in the controls' values: no model of its own)
+        self.address = address.AddressQuery()
+        self.controls = LabSidebar(self.state, lang, large=large, dark=dark, safe=self._safe,
+                                   address=self.address)
         self.notice = widgets.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
                                       css_classes=["dp-notices"], visible=False)
+        self._intro = ""  # the introduction's HTML when it shares the notices' pane (main())
         self._build_figures()
         # precedence 1: after the default watchers (0), so a live room's publish (app/lab/follow.py)
         # is queued before this page's figures are (the class hears of a move first)
@@ -125,15 +125,17 @@ class LabPage(LabFigures, param.Parameterized):
         self._refresh.later(names)
 
     def _show_notices(self) -> None:
+        # The notices, then (outside the projector layout) the page's introduction: one pane.
         ns = self.state.notices
-        if not ns:
-            if self.notice.visible:  # (compared first: a param assignment costs, equal or not)
-                self.notice.visible = False
-            return
-        items = "".join(f"<li>{html.escape(self._tr(k, **f))}</li>" for k, f in ns)
-        self.notice.object = (f'<div class="dp-notice" role="alert"><strong>'
-                              f'{html.escape(self._tr("lab.url.title"))}</strong><ul>{items}</ul></div>')
-        self.notice.visible = True
+        text = self._intro
+        if ns:
+            items = "".join(f"<li>{html.escape(self._tr(k, **f))}</li>" for k, f in ns)
+            text = (f'<div class="dp-notice" role="alert"><strong>'
+                    f'{html.escape(self._tr("lab.url.title"))}</strong><ul>{items}</ul></div>'
+                    + text)
+        self.notice.set_text(text)  # (nothing is sent when it is the same)
+        if self.notice.visible != bool(text):  # (a param assignment costs, equal or not)
+            self.notice.visible = bool(text)
 
     def refresh(self, names: set[str] | None = None) -> None:
         """Recompute every view from the state and update the sources in place."""
@@ -150,6 +152,7 @@ class LabPage(LabFigures, param.Parameterized):
         else:
             cert = s.certification()
             self.card.set_text(card_html(s, cert, self.lang, folded=self._large))
+        self.address.update(**s.url_query())
         self.controls.sync()
         self._show_notices()
         self._apply_concealment()
@@ -157,22 +160,18 @@ class LabPage(LabFigures, param.Parameterized):
     def _apply_concealment(self) -> None:
         """While a prediction step conceals the card, hide every view that answers it too."""
         hide = self.tour is not None and self.tour.concealed
+        # (the densities' view says what is hidden, in place of its text equivalent)
         self._show_density(concealed=hide)
-        if hide:
-            self.conceal_note.object = (f'<p class="dp-concealed-box" role="status">'
-                                        f'{html.escape(self._tr("tour.concealed_views"))}</p>')
         for pane in self._answer_panes:
             if pane.visible == hide:
                 pane.visible = not hide
-        if self.conceal_note.visible != hide:
-            self.conceal_note.visible = hide
         if self._hidden_for_tour and not hide:
             self._hidden_for_tour = False
             self.refresh_plots(None)  # the subtitles and texts, drawn again
         self._hidden_for_tour = hide
 
     def refresh_plots(self, names: set[str] | None = None) -> None:
-        """Figures, their text equivalents and the address bar (ColumnDataSources in place)."""
+        """The views: figures, legends and text equivalents (one message each)."""
         s = self.state
         sens = float(queries.sensitivity(s.query, s.n, s.B))
         unit = unit_label(self.lang, queries.unit_key(s.query))
@@ -185,7 +184,6 @@ class LabPage(LabFigures, param.Parameterized):
             self._draw_sim(sens, unit)
         self._draw_curve(sens)
         self._draw_attack(sens)
-        self.address.update(**s.url_query())
         if self._hidden_for_tour or (self.tour is not None and self.tour.concealed):
             self._apply_concealment()
 
@@ -259,84 +257,48 @@ class LabPage(LabFigures, param.Parameterized):
                                 card=self.card.object)
 
     def main(self) -> list[Any]:
-        intro = pn.pane.HTML(
-            self._fold("lab.fold.intro",
-                       f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>')
-            if self._large else
-            f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>',
-            sizing_mode="stretch_width",
-            stylesheets=[CARD_CSS, *([PROJECTOR_CSS] if self._large else [])])
-        dens = self.dens_plot
-        # On the projector the curve is on the first screen; elsewhere it waits below it.
-        # (one model: on the first screen or below it, it is in the page from the start)
-        curve_fig = self.curve_plot
-        curve_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
-                                  f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>",
-                                  stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        # (each Panel object costs ~1 ms of a page build: only those the layout shows are made)
-        if self._large:
-            sim_fig = pn.Column(self.sim_plot, self.sim_legend, sizing_mode="stretch_width",
-                                margin=0)
-            # Projector: card strip, then the two linked plots side by side; every table and
-            # the simulation are folded (<details> / a collapsed card) below them.
-            plots = pn.FlexBox(
-                pn.Column(dens, self.dens_legend, sizing_mode="stretch_width", min_width=300,
-                          styles={"flex": "1 1 600px"}),
-                pn.Column(curve_fig, self.curve_legend, sizing_mode="stretch_width",
-                          min_width=300, styles={"flex": "1 1 600px"}),
-                sizing_mode="stretch_width", gap="16px")
-            texts = pn.FlexBox(
-                pn.Column(self.dens_text, sizing_mode="stretch_width", min_width=300,
-                          styles={"flex": "1 1 600px"}),
-                pn.Column(self.curve_text, sizing_mode="stretch_width", min_width=300,
-                          styles={"flex": "1 1 600px"}),
-                sizing_mode="stretch_width", gap="16px")
-            # (one column in the card: printed although folded, assets/dplab-controls.css)
-            sim_body = pn.Column(sim_fig, self.sim_text, sizing_mode="stretch_width", margin=0,
-                                 css_classes=["dp-print-unfold"])
-            sim_card = pn.Card(sim_body, title=self._tr("lab.sim.heading"),
-                               collapsed=True, sizing_mode="stretch_width",
-                               css_classes=["dp-sim-card"])
-            exports = widgets.screen_only(
-                pn.Column(self.exports(), sizing_mode="stretch_width", margin=0))
-            attack = self._attack_column()
-            self._answer_panes = [curve_fig, self.curve_legend, texts, exports, sim_card,
-                                  attack]
-            plots.objects[1].objects = [self.conceal_note, *plots.objects[1].objects]
-            self._apply_concealment()
-            return [self.address.pane, self.notice, self.card, plots, texts, attack, exports,
-                    sim_card, intro]
-        top = pn.FlexBox(
-            pn.Column(self.card, sizing_mode="stretch_width", min_width=280,
-                      styles={"flex": "1 1 400px"}),
-            pn.Column(dens, self.dens_legend, self.dens_text, sizing_mode="stretch_width",
-                      min_width=280, styles={"flex": "1.3 1 480px"}),
-            sizing_mode="stretch_width", gap="16px")
-        curve = pn.Column(curve_head, self.conceal_note, curve_fig, self.curve_legend,
-                          self.curve_text, sizing_mode="stretch_width")
-        sim_head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>",
-                                stylesheets=[CARD_CSS], sizing_mode="stretch_width")
-        sim = pn.Column(sim_head, self.sim_plot, self.sim_legend, self.sim_text,
-                        sizing_mode="stretch_width")
-        attack = self._attack_column()
+        intro = f'<p class="dp-intro">{html.escape(self._tr("lab.intro"))}</p>'
+        # Each view is one component with its heading, legend and text equivalent
+        # (app/lab/figures.py); each Panel object costs ~200 Python objects and ~1 ms of a page
+        # build, so the layout adds only what places them.
+        self.attack_plot.head = (f"<h2>{html.escape(self._tr('lab.attack.heading'))}</h2>"
+                                 f"<p>{html.escape(self._tr('lab.attack.intro'))}</p>")
         # (in a column: the bar's own :host rule would keep it shown when hidden; the save
         # bar is left out of print)
         exports = widgets.screen_only(
             pn.Column(self.exports(), sizing_mode="stretch_width", margin=0))
-        self._answer_panes = [curve_fig, self.curve_legend, self.curve_text, self.dens_text,
-                              exports, sim, attack]
+        if self._large:
+            # Projector: card strip, then the two linked plots side by side; the texts are
+            # folded (<details>) under them and the simulation is a collapsed card.
+            self.dens_plot.param.update(min_width=300, styles={"flex": "1 1 600px"})
+            self.curve_plot.param.update(min_width=300, styles={"flex": "1 1 600px"})
+            plots = pn.FlexBox(self.dens_plot, self.curve_plot, sizing_mode="stretch_width",
+                               gap="16px")
+            # (in a column: printed although folded, assets/dplab-controls.css)
+            sim_body = pn.Column(self.sim_plot, sizing_mode="stretch_width", margin=0,
+                                 css_classes=["dp-print-unfold"])
+            sim_card = pn.Card(sim_body, title=self._tr("lab.sim.heading"),
+                               collapsed=True, sizing_mode="stretch_width",
+                               css_classes=["dp-sim-card"])
+            self._answer_panes = [self.curve_plot, exports, sim_card, self.attack_plot]
+            self._apply_concealment()
+            # (the introduction folded at the end: the first screen is the card and the plots)
+            end = pn.pane.HTML(self._fold("lab.fold.intro", intro), sizing_mode="stretch_width",
+                               stylesheets=[CARD_CSS, PROJECTOR_CSS])
+            return [self.notice, self.card, plots, self.attack_plot,
+                    exports, sim_card, end]
+        self.card.param.update(min_width=280, styles={"flex": "1 1 400px"})
+        self.dens_plot.param.update(min_width=280, styles={"flex": "1.3 1 480px"})
+        top = pn.FlexBox(self.card, self.dens_plot, sizing_mode="stretch_width", gap="16px")
+        self.curve_plot.head = (f"<h2>{html.escape(self._tr('lab.curve.heading'))}</h2>"
+                                f"<p>{html.escape(self._tr('lab.curve.tap_hint'))}</p>")
+        self.sim_plot.head = f"<h2>{html.escape(self._tr('lab.sim.heading'))}</h2>"
+        self._answer_panes = [self.curve_plot, exports, self.sim_plot, self.attack_plot]
         self._apply_concealment()
-        return [self.address.pane, self.notice, intro, top, curve, attack, exports, sim]
-
-    def _attack_column(self) -> pn.Column:
-        """What δ means to an attacker (issue 41): heading and reading, the figure with its
-        FPR field, the legend, the text equivalent."""
-        head = pn.pane.HTML(f"<h2>{html.escape(self._tr('lab.attack.heading'))}</h2>"
-                            f"<p>{html.escape(self._tr('lab.attack.intro'))}</p>",
-                            stylesheets=[CARD_CSS, *([PROJECTOR_CSS] if self._large else [])],
-                            sizing_mode="stretch_width")
-        return pn.Column(head, self.attack_plot, self.attack_legend, self.attack_text,
-                         sizing_mode="stretch_width", css_classes=["dp-attack-view"])
+        self._intro = intro  # (under the notices, in their pane)
+        self._show_notices()
+        return [self.notice, top, self.curve_plot, self.attack_plot,
+                exports, self.sim_plot]
 
 
 def create_page(lang: str | None = None, link: PageLink | None = None, *, ahead: bool = False
@@ -357,7 +319,8 @@ def create_page(lang: str | None = None, link: PageLink | None = None, *, ahead:
         state.notices = [*state.notices, *bad]
     lab = LabPage(state=state, lang=lang, large=options.is_large(), dark=options.is_dark())
     # rejected page options (lang=fr) leave the address: a copied link repeats no notice
-    lab.address.update(**{name: "" for name, _ in options.bad_options()})
+    if lab.address.update(**{name: "" for name, _ in options.bad_options()}):
+        lab.controls.sync()
     extra = attach_tour(lab, args.get("tour"))
     side = lab.sidebar()
     if options.is_large() and len(extra) == 3:
@@ -428,8 +391,8 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
     lab.tour = ts
 
     def changed(*_: Any) -> None:
-        lab.refresh_card()
         lab.address.update(tour=str(ts.step) if ts.step else "")
+        lab.refresh_card()
 
     ts.param.watch(changed, ["step", "revealed"])
     bridge.param.watch(lambda e: lab.on_key(e.new.split("#", 1)[0], panel), "event")
@@ -441,6 +404,7 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
             lab.state.notices = [*lab.state.notices,
                                  ("lab.url.bad", {"name": "tour", "value": tour_arg[:40]})]
             lab.address.update(tour="")  # the rejected step leaves the address
+            lab.controls.sync()
     return [bridge, widgets.screen_only(panel.opener), panel.panel]
 
 

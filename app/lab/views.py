@@ -107,6 +107,16 @@ def curve_legend(pal: Palette, tr: Callable[..., str]) -> tuple[list[LegendEntry
     return entries, {"lap": lap, "classic": classic}
 
 
+# The curve legend's entries each overlay switch shows (indices in curve_legend's list).
+CURVE_OVERLAY_ENTRIES = {"lap": (1,), "classic": (2, 3)}
+
+
+def curve_legend_off(show_lap: bool, show_cl: bool) -> list[int]:
+    """The curve legend's entries hidden while an overlay is off (the view's ``legend_off``)."""
+    return [i for name, shown in (("lap", show_lap), ("classic", show_cl)) if not shown
+            for i in CURVE_OVERLAY_ENTRIES[name]]
+
+
 def curve_payload(cv: CurveView, show_lap: bool, show_cl: bool, tr: Callable[..., str],
                   sens: float = 1.0, sigma: float = 1.0) -> dict[str, Any]:
     """What the curve figure shows: δ(ε) from dpcore on an even grid of ε in the chosen scale

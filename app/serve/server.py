@@ -86,7 +86,7 @@ IDLE_CHECK_MS = 5_000
 _TUNED: dict[str, Any] = {}
 # The process-wide speed patches (app/serve/upstream_patches.py), in installation order.
 SPEED_PATCHES = (
-    "cache_bokeh_defaults", "lazy_pane_layouts", "attach_template_frozen", "websocket_nodelay",
+    "cache_bokeh_defaults", "lazy_layouts", "attach_template_frozen", "websocket_nodelay",
     "busy_events_when_shown", "design_on_stylesheets_only",
 )
 

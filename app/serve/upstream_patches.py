@@ -203,25 +203,49 @@ def cache_bokeh_defaults() -> None:
     PropertyDescriptor.has_unstable_default = cached_has_unstable_default
 
 
-def lazy_pane_layouts() -> None:
-    """Make a Panel pane's wrapper layout (``pane.layout``) when it is first used.
+def lazy_layouts() -> None:
+    """Make a Panel pane's wrapper layout (``pane.layout``) and a template's notebook layout
+    (``BaseTemplate._layout``) when each is first used.
 
     Panel gives every pane a ``Row`` around it for the case where the pane is shown on its own
     or replaced; inside our pages' columns it is never rendered, yet every pane of a page
     made one (a Reactive object with its watchers). Now the Row is made, with the pane's
     current layout parameters, on first access; it then follows them as before. A copy of
-    ``PaneBase.__init__`` without the layout. Idempotent.
+    ``PaneBase.__init__`` without the layout. Likewise every template makes, in its
+    ``__init__``, the column a notebook shows for it (its ``repr`` as a Str pane, an HTML pane
+    and a "Launch server" button: four Panel objects), which a served page never renders; it
+    is now made on first access of ``_layout``. Idempotent.
 
-    Measured (benchmarks/patch_weight.py, 2026-12-05, 3 rounds): without it a page keeps
-    1.17× the gc-tracked objects on /lab (8,390 → ~9,800) and 1.16× on /cdf (23,517 →
-    ~27,300); build CPU 0.87× on /lab (noise), 1.14× on /cdf. Objects per session are what
-    the collector walks and what a worker's memory holds per student (issue 38).
+    Measured (benchmarks/patch_weight.py, 2026-12-05, 3 rounds): without the panes' part a page
+    keeps 1.17× the gc-tracked objects on /lab (8,390 → ~9,800) and 1.16× on /cdf (23,517 →
+    ~27,300); build CPU 0.87× on /lab (noise), 1.14× on /cdf. The template's part
+    (benchmarks/page_weight.py, 2026-12-06): /lab 4,359 → see docs/upstream.md. Objects per
+    session are what the collector walks and what a worker's memory holds per student
+    (issue 38).
     """
     from panel.pane.base import PaneBase
+    from panel.template.base import BaseTemplate
     from panel.viewable import Layoutable
 
     if getattr(PaneBase, "_dplab_lazy_layout", False):
         return
+    build_layout = BaseTemplate._build_layout
+
+    def build_later(self: Any) -> None:
+        return None  # (BaseTemplate.__init__ stores it; the property below makes it when read)
+
+    def get_template_layout(self: Any) -> Any:
+        layout = self.__dict__.get("_dplab_layout")
+        if layout is None:
+            layout = self.__dict__["_dplab_layout"] = build_layout(self)
+        return layout
+
+    def set_template_layout(self: Any, layout: Any) -> None:
+        self.__dict__["_dplab_layout"] = layout
+
+    build_later._dplab_original = build_layout  # type: ignore[attr-defined]
+    BaseTemplate._build_layout = build_later  # type: ignore[assignment,method-assign]
+    BaseTemplate._layout = property(get_template_layout, set_template_layout)  # type: ignore[assignment]
     sync = PaneBase._sync_layoutable
 
     def init(self: Any, object: Any = None, **params: Any) -> None:
@@ -606,9 +630,11 @@ PATCHES: tuple[Patch, ...] = (
            "bokeh.core.has_props:HasProps._overridden_defaults": "9ae46c6c97e74607",
            "bokeh.core.property.descriptors:PropertyDescriptor.has_unstable_default":
                "b11fbbc85c4bcb7d"}),
-    Patch("lazy_pane_layouts", lazy_pane_layouts,
+    Patch("lazy_layouts", lazy_layouts,
           {"panel.pane.base:PaneBase.__init__": "2942d8c68e3d6aeb",
-           "panel.pane.base:PaneBase._sync_layoutable": "c903643b75f05168"}),
+           "panel.pane.base:PaneBase._sync_layoutable": "c903643b75f05168",
+           "panel.template.base:BaseTemplate.__init__": "859b13590447360e",
+           "panel.template.base:BaseTemplate._build_layout": "e9e35ef27c1d323a"}),
     Patch("attach_template_frozen", attach_template_frozen,
           {"panel.template.base:BaseTemplate.server_doc": "c14ced76628114ba"}),
     Patch("websocket_nodelay", websocket_nodelay, {f"{_WS}.open": "6fe9c4c2da7df4a0"}),

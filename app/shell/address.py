@@ -11,6 +11,25 @@ from app.shell import assets
 _ADDRESS_JS = assets.text("dplab-address.js")
 
 
+class AddressQuery:
+    """The address a page wants, merged from partial updates (keys set to "" leave it).
+
+    /lab sends it inside its controls' values (app/lab/controls.py, assets/dplab-lab-controls.js):
+    no model of its own, nothing more per move. :class:`AddressBar` sends it on a hidden Div.
+    """
+
+    def __init__(self) -> None:
+        self.query: dict[str, str] = {}
+
+    def update(self, **values: str) -> bool:
+        """Merge ``values``; True when the address changed (a new dict: never mutated)."""
+        merged = {**self.query, **values}
+        if merged == self.query:
+            return False
+        self.query = merged
+        return True
+
+
 class AddressBar:
     """Keeps the browser's address in step with the page state.
 
@@ -25,7 +44,7 @@ class AddressBar:
     def __init__(self) -> None:
         from bokeh.models import CustomJS, Div
 
-        self.query: dict[str, str] = {}
+        self._query = AddressQuery()
         self._div = Div(text="", visible=False, width=0, height=0, margin=0,
                         css_classes=["dp-address"])
         self._div.js_on_change("text", CustomJS(code=_ADDRESS_JS))
@@ -41,11 +60,11 @@ class AddressBar:
         self._loaded = True
         self._div.text = json.dumps(self.query)
 
+    @property
+    def query(self) -> dict[str, str]:
+        return self._query.query
+
     def update(self, **values: str) -> None:
         """Merge ``values`` into the address (sent only when something changed)."""
-        merged = {**self.query, **values}
-        if merged == self.query:
-            return
-        self.query = merged
-        if self._loaded:
-            self._div.text = json.dumps(merged)
+        if self._query.update(**values) and self._loaded:
+            self._div.text = json.dumps(self.query)

@@ -94,11 +94,20 @@ def _swatch(e: LegendEntry) -> str:
             f'aria-hidden="true">{body}</svg>')
 
 
-def legend_html(entries: list[LegendEntry], label: str) -> str:
-    """The legend as a wrapping HTML list (only the entries whose renderer is visible)."""
-    items = "".join(f"<li>{_swatch(e)}<span>{html.escape(e.label)}</span></li>"
-                    for e in entries if e.renderer is None or e.renderer.visible)
+def legend_html(entries: list[LegendEntry], label: str, *, every: bool = False) -> str:
+    """The legend as a wrapping HTML list: the entries whose renderer is visible, or with
+    ``every`` all of them, each marked with its index (``data-i``) for a view to hide
+    (:func:`hidden_entries`)."""
+    items = "".join(f'<li data-i="{i}">{_swatch(e)}<span>{html.escape(e.label)}</span></li>'
+                    for i, e in enumerate(entries)
+                    if every or e.renderer is None or e.renderer.visible)
     return f'<ul class="dp-legend" aria-label="{html.escape(label)}">{items}</ul>'
+
+
+def hidden_entries(entries: list[LegendEntry]) -> list[int]:
+    """The indices of the entries whose renderer is hidden (a view's ``legend_off``)."""
+    return [i for i, e in enumerate(entries)
+            if e.renderer is not None and not e.renderer.visible]
 
 
 LEGEND_CSS = assets.text("dplab-legend.css")

@@ -137,13 +137,15 @@ class StepPanel:
     def __init__(self, tour: Any, lang: str, on_change: Callable[[], None] | None = None
                  ) -> None:
         self.tour, self.lang, self.on_change = tour, lang, on_change
+        # (the opener is the button itself: a row around it cost ~160 Python objects per page;
+        # its margin is the row's 0 0 6 px added to the button's 5 px 10 px)
         self.start_btn = pn.widgets.Button(label=t(self.start_key, lang), color="primary",
                                            css_classes=["dp-tour-start"],
-                                           stylesheets=[WRAP_CSS])
+                                           stylesheets=[WRAP_CSS], margin=(5, 10, 11, 10))
         self.start_btn.on_click(lambda e: self.tour.go(1))
         self.panel = pn.Column(css_classes=["dp-tour-step"], sizing_mode="stretch_width",
                                margin=(0, 0, 10, 0), styles=PANEL_STYLES, visible=False)
-        self.opener = pn.Row(self.start_btn, margin=(0, 0, 6, 0))
+        self.opener = self.start_btn
         self.tour.param.watch(lambda *e: self.refresh(), list(self.watched))
         self.refresh()
 

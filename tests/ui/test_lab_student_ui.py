@@ -97,7 +97,7 @@ def test_print_without_scrolling_is_complete(open_lab: Any, lang: str) -> None:
         expect(pg.locator(sel).first).to_be_attached()
     expect(pg.locator(".dp-tour-start").first).to_be_visible()
     expect(pg.locator(".dp-attack-view")).to_be_visible()
-    assert display(pg.locator(".dp-attack-view")) == "flex"
+    on_screen = display(pg.locator(".dp-attack-view"))
     pg.keyboard.press("?")  # ... and the keyboard help, opened
     expect(pg.locator(".dp-help-overlay")).to_be_visible()
     pg.emulate_media(media="print")
@@ -110,8 +110,8 @@ def test_print_without_scrolling_is_complete(open_lab: Any, lang: str) -> None:
         expect(pg.locator(sel).first).to_be_hidden()
         assert pg.locator(sel).first.evaluate(NOT_DISPLAYED), f"{sel} is laid out in print"
     expect(pg.locator("#sidebar")).to_be_hidden()
-    # A flex column that breaks across pages lets what follows it overlap it (Chromium): on
-    # paper the page's columns are blocks; the closed tour's panel stays out.
+    # A flex box that breaks across pages lets what follows it overlap it (Chromium): on
+    # paper the page's views are blocks; the closed tour's panel stays out.
     assert display(pg.locator(".dp-attack-view")) == "block"
     expect(pg.locator(".dp-tour-step")).to_be_hidden()
     assert pg.locator(".dp-tour-step").evaluate(NOT_DISPLAYED)
@@ -121,7 +121,7 @@ def test_print_without_scrolling_is_complete(open_lab: Any, lang: str) -> None:
     assert pages >= 2, f"the print has {pages} page(s)"
     pg.emulate_media(media="screen")
     expect(pg.locator(".dp-tour-start").first).to_be_visible()
-    assert display(pg.locator(".dp-attack-view")) == "flex"
+    assert display(pg.locator(".dp-attack-view")) == on_screen
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -130,7 +130,7 @@ def test_print_of_the_projector_view_unfolds_everything(open_lab: Any, lang: str
     # folded card): on paper all of it is there, without `beforeprint` and without a click.
     pg = open_lab(lang, 1366, 768, "size=large")
     expect(pg.locator("details.dp-more")).not_to_have_attribute("open", "")
-    folded = (".dp-flag-positive", ".dp-curve-text table", ".dp-dens-text-pane .dp-boundary",
+    folded = (".dp-flag-positive", ".dp-curve-text table", ".dp-density-plot .dp-boundary",
               ".dp-sim-text table")
     for sel in folded:
         expect(pg.locator(sel).first).to_be_hidden()

@@ -80,7 +80,7 @@ def test_the_page_shows_it_and_followers_share_its_message() -> None:
     assert a.attack_plot.message is b.attack_plot.message  # one string per worker and state
     data = json.loads(a.attack_plot.message)
     assert data["pt"] == [0.05, tradeoff.tpr(0.05, 1.0)] and data["error"] == ""
-    assert "dp-attack-tpr" in a.attack_text.object
+    assert "dp-attack-tpr" in data["html_text"]  # the text equivalent, in the message
     a._fpr_typed("2")
     a.refresh_plots({"attack_text"})
     data = json.loads(a.attack_plot.message)

@@ -1,5 +1,6 @@
 """The ε–δ curve's legend lists exactly the curves drawn, after every overlay switch and slider
-move (it is rebuilt only when the visible set changes: app.lab.figures ``_draw_curve``)."""
+move: the view's legend holds every entry, the message names those hidden (``legend_off``,
+assets/dplab-svgplot.js hides them), so a room's channel carries it with the figure."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from app.lab.state import LabState
 
 
 def listed(page: LabPage) -> list[str]:
-    items = re.findall(r"<span>([^<]*)</span></li>", page.curve_legend.object)
-    return [html.unescape(x) for x in items]
+    items = re.findall(r'<li data-i="(\d+)">.*?<span>([^<]*)</span></li>', page.curve_plot.legend)
+    off = set(page.curve_plot.data["legend_off"])
+    return [html.unescape(x) for i, x in items if int(i) not in off]
 
 
 def drawn(page: LabPage) -> list[str]:

@@ -150,9 +150,21 @@ def test_cache_bokeh_defaults_shares_nothing_mutable_and_keeps_values() -> None:
     assert Div(text="y").text == "y"
 
 
-def test_lazy_pane_layouts_makes_the_row_on_first_use_with_its_parameters() -> None:
-    up.lazy_pane_layouts()
-    up.lazy_pane_layouts()  # idempotent
+def test_lazy_layouts_makes_a_templates_notebook_layout_only_when_read() -> None:
+    up.lazy_layouts()
+    import panel as pn
+
+    tmpl = pn.template.FastListTemplate(title="t")
+    assert tmpl.__dict__.get("_dplab_layout") is None  # not made by __init__
+    layout = tmpl._layout  # what a notebook shows: made on first access, as Panel makes it
+    assert isinstance(layout, pn.Column) and len(layout) == 3
+    assert isinstance(layout[0], pn.pane.Str) and tmpl._layout is layout
+    assert "FastListTemplate" in layout[0].object  # the template's repr
+
+
+def test_lazy_layouts_makes_the_row_on_first_use_with_its_parameters() -> None:
+    up.lazy_layouts()
+    up.lazy_layouts()  # idempotent
     import panel as pn
 
     pane = pn.pane.Markdown("x", width=120, margin=3)
