@@ -323,8 +323,7 @@ def tradeoff_view(sensitivity: float, sigma: float, eps: float, claimed: float,
 
     mu = float(sensitivity) / float(sigma)
     alpha = _alpha_grid(TRADEOFF_POINTS)
-    tprs = np.array([0.0 if a == 0 else 1.0 if a == 1 else tradeoff.tpr(float(a), mu)
-                     for a in alpha])
+    tprs = tradeoff.tpr_curve(alpha, mu)  # (a picture; the texts' rates come from tpr)
     cap = cap_tpr(alpha, eps, claimed)
     at = tradeoff.attack(fpr, float(sensitivity), float(sigma))
     cap_at = float(cap_tpr(fpr, eps, claimed))

@@ -25,12 +25,12 @@ in one call.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
+import numpy as np
 import param
 
 from app.shell import assets
@@ -51,12 +51,35 @@ def look(pal: Palette, large: bool, height: int) -> dict[str, Any]:
 
 def picture(values: Any, digits: int = 4) -> list[float | None]:
     """Values for a picture: ``digits`` significant digits (the exact ones are in the text
-    equivalents), None where a value cannot be drawn (NaN, ±inf: a gap in the line)."""
-    out: list[float | None] = []
-    for v in values:
-        f = float(v)
-        out.append(float(f"{f:.{digits}g}") if math.isfinite(f) else None)
-    return out
+    equivalents), None where a value cannot be drawn (NaN, ±inf: a gap in the line).
+
+    Rounded with numpy (r = round(x·10^k), then r / 10^−k or r·10^k, exact powers of ten, so
+    each result is the double nearest its short decimal and JSON writes it short); the value
+    may differ from formatting ``f"{x:.4g}"`` by one unit in the last digit where x·10^k
+    rounds on the other side of a tie. A Python loop of that formatting was ~1 ms of every
+    /lab move (1,400 values)."""
+    a = np.asarray(values, dtype=float).ravel()
+    out = a.copy()
+    fin = np.isfinite(a) & (a != 0.0)
+    if fin.any():
+        x = a[fin]
+        with np.errstate(divide="ignore"):
+            k = digits - 1 - np.floor(np.log10(np.abs(x))).astype(np.int64)
+        near = np.abs(k) <= 22  # 10^|k| exact: one correctly rounded operation
+        y = np.empty_like(x)
+        kn, xn = k[near], x[near]
+        up = kn >= 0
+        p = 10.0 ** np.abs(kn)
+        yn = np.empty_like(xn)
+        yn[up] = np.round(xn[up] * p[up]) / p[up]
+        yn[~up] = np.round(xn[~up] / p[~up]) * p[~up]
+        y[near] = yn
+        y[~near] = [float(f"{v:.{digits}g}") for v in x[~near]]
+        out[fin] = y
+    lst: list[float | None] = out.tolist()
+    for i in np.flatnonzero(~np.isfinite(a)):
+        lst[i] = None
+    return lst
 
 
 def module(name: str) -> str:

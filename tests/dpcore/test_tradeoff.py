@@ -285,3 +285,33 @@ def test_outside_the_domain_a_keyed_error(fn: object, args: tuple[object, ...], 
     assert info.value.key == key and isinstance(info.value, ValueError)
     if name is not None:
         assert info.value.fields["name"] == name and name in str(info.value)
+
+
+# ---- the curve for a picture (tpr_curve): vectorised, checked against tpr and mpmath ---------
+@given(st.lists(FPR_ANY, min_size=1, max_size=20), MU)
+@settings(max_examples=200)
+def test_tpr_curve_agrees_with_tpr(alphas: list[float], mu: float) -> None:
+    got = T.tpr_curve(np.array(alphas), mu)
+    want = np.array([T.tpr(a, mu) for a in alphas])
+    # one rounding of q + mu (|q| <= 7.1 for alpha >= 1e-12; below, tpr itself)
+    assert np.allclose(got, want, rtol=5e-14, atol=0.0)
+
+
+def test_tpr_curve_on_the_labs_grid_matches_mpmath() -> None:
+    alphas = np.unique(np.concatenate([[0.0], np.geomspace(1e-4, 0.02, 12),
+                                       np.linspace(0.0, 1.0, 121)]))  # app/lab/compute.py's grid
+    for mu in (1e-6, 0.25, 1.0, 4.0, 12.0):
+        got = T.tpr_curve(alphas, mu)
+        assert got[0] == 0.0 and got[-1] == 1.0
+        for a, g in zip(alphas[1:-1], got[1:-1], strict=True):
+            exact = float(_exact_tpr(float(a), mu, dps=30))
+            assert abs(g - exact) <= 5e-15 * exact, (a, mu, g, exact)
+
+
+def test_tpr_curve_edges_and_errors() -> None:
+    a = np.array([0.0, 0.25, 1.0])
+    assert list(T.tpr_curve(a, 0.0)) == [0.0, 0.25, 1.0]  # mu = 0: guessing, exactly
+    with pytest.raises(DPError):
+        T.tpr_curve(np.array([0.5, 1.5]), 1.0)
+    with pytest.raises(DPError):
+        T.tpr_curve(np.array([0.5]), -1.0)
