@@ -281,10 +281,12 @@ def _bin_counts(y_sorted: np.ndarray, edges: np.ndarray) -> np.ndarray:
 TRADEOFF_POINTS = 121
 
 
+@functools.cache
 def _alpha_grid(points: int) -> np.ndarray:
-    # Even steps of FPR, and a few small ones near 0 where a strict attacker lives.
+    # Even steps of FPR, and a few small ones near 0 where a strict attacker lives (made once:
+    # read only, shared by every view).
     small = np.geomspace(1e-4, 0.02, 12)
-    return np.unique(np.concatenate([[0.0], small, np.linspace(0.0, 1.0, points)]))
+    return _frozen(np.unique(np.concatenate([[0.0], small, np.linspace(0.0, 1.0, points)])))[0]
 
 
 def cap_tpr(alpha: np.ndarray | float, eps: float, delta: float) -> np.ndarray:
