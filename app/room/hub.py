@@ -434,12 +434,6 @@ class RoomHub:
                 self.latest[code] = msg
         return msg
 
-    async def state(self, code: str) -> dict[str, Any] | None:
-        """The room's current state message as its JSON fields (None: no such room), for
-        app/serve/room_wiring.py's first card; the wing reads :meth:`room_state`."""
-        msg = await self.room_state(code)
-        return None if msg is None else msg.to_dict()
-
     async def publish(self, code: str, snap: Mapping[str, Any], origin: str,
                       question: ClassQuestion | Literal["keep"] | None = "keep") -> int | None:
         """Make ``snap`` the room's state (and ``question``, unless "keep"); every lab of the

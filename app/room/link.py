@@ -84,7 +84,7 @@ class RoomLink(LinkView):
     :class:`app.room.link_view.LinkView`)."""
 
     def __init__(self, code_text: str | None, *, teacher: bool, hub: RoomHub | None = None,
-                 known: RoomState | Mapping[str, Any] | None = None) -> None:
+                 known: RoomState | None = None) -> None:
         self.code = codes.normalise(code_text) or ""
         self.student = not teacher
         self.id = secrets.token_hex(8)  # random, per session: names this lab's publications
@@ -103,8 +103,7 @@ class RoomLink(LinkView):
         self._full: dict[str, Any] | None = None  # a snapshot whose card only is shown yet
         # the room's state as read for this page's first card (app/serve/room_wiring.py hands
         # it over as the message's JSON fields)
-        self._known = known if known is None or isinstance(known, RoomState) else \
-            RoomState.from_dict(dict(known))
+        self._known = known
         # (dplab-reconnect.css: the banner says "connection lost" from the browser,
         # app/room/connection.py)
         self.banner = widgets.TextPane("", css_classes=["dp-room-banner"],
@@ -491,7 +490,7 @@ class RoomLink(LinkView):
 
 
 def link_for_session(code_text: str | None, teacher: bool,
-                     known: RoomState | Mapping[str, Any] | None = None,
+                     known: RoomState | None = None,
                      student: str | None = None) -> RoomLink:
     """The link for a ``/lab?room=CODE`` session (``teacher``: the request had a valid
     ``dplab_teacher`` cookie; ``known``: the room's state message as read for the page's first

@@ -19,11 +19,14 @@ import asyncio
 import contextvars
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tornado.web
 
 from app.room import tokens
+
+if TYPE_CHECKING:
+    from app.room.state import RoomState
 
 EXCLUDE_COOKIES = [tokens.COOKIE, "dplab_student", "dplab_client"]
 EXCLUDE_HEADERS = ["Cookie"]
@@ -32,7 +35,7 @@ _TEACHER: contextvars.ContextVar[bool] = contextvars.ContextVar("dplab_teacher",
 _STUDENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("dplab_student",
                                                                      default=None)
 # (code, state message) the first card of this request was made from (None: not read)
-_ROOM_STATE: contextvars.ContextVar[tuple[str, Mapping[str, Any]] | None] = \
+_ROOM_STATE: contextvars.ContextVar[tuple[str, RoomState] | None] = \
     contextvars.ContextVar("dplab_room_state", default=None)
 # Address names a following lab keeps from its own address (the rest is the room's state).
 _OWN = ("lang", "size", "theme", "room")
@@ -147,13 +150,13 @@ async def first_paint_args(args: Mapping[str, str]) -> dict[str, str]:
     if not code or args.get("follow") == "own":  # reloaded exploring on their own: their card
         return dict(args)
     try:
-        msg = await asyncio.wait_for(get_hub().state(code), STATE_READ_S)
+        msg = await asyncio.wait_for(get_hub().room_state(code), STATE_READ_S)
     except (StoreDown, TimeoutError):
         return dict(args)
     if msg is None:
         return dict(args)
     _ROOM_STATE.set((code, msg))
-    snap = msg.get("snap") or {}
+    snap = msg.snap
     out = {k: v for k, v in args.items() if k in _OWN}
     lab = snap.get("lab") or {}
     out.update({str(k): str(v) for k, v in lab.items() if str(k) not in _OWN})

@@ -140,7 +140,8 @@ def test_a_room_saved_before_the_change_loads_after_it() -> None:
             assert led.count == 2 and led.rule == "gdp" and led.steps[0].what == "poll"
             state = await hub.room_state(code)
             assert state is not None and state.to_json() == STATE
-            assert await hub.state(code) == json.loads(STATE)  # app/serve's read
+            msg = await hub.room_state(code)  # app/serve's read
+            assert msg is not None and msg.to_dict() == json.loads(STATE)
 
             status, body = await poll_pages.public_state(code, "en")
             got = json.loads(body)

@@ -298,7 +298,7 @@ def test_a_lab_worker_writes_the_room_back_and_the_teachers_worker_names_the_los
             await store.hset(code, f"pollans:{poll.id}", sid(1), "0")
             await store.hset(code, "ledger", "r1", LedgerStep(1.0, 1e-5, 0.5, "cdf").to_json())
             await roster.set_size(store, code, 30)
-            await labs.state(code)
+            await labs.room_state(code)
             d = await teach_view.gather(code)  # the teacher's screen read it here
             assert d.poll and d.poll.id == poll.id
             store.restart()
