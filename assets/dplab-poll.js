@@ -121,11 +121,18 @@
     var status = form.querySelector(".dp-poll-status");
     var send = form.querySelector(".dp-poll-send");
     form.addEventListener("submit", function (ev) { ev.preventDefault(); });
-    var yesnoForm = form.getAttribute("data-kind") === "yesno";
+    // A kind with fixed options (app/room/kinds.py) is sent by the option's value, a kind
+    // with typed options by its index; the form says which (data-sends).
+    var byValue = form.getAttribute("data-sends") === "value";
     function labelOf(sent) {
-      if (yesnoForm) { return root.getAttribute("data-" + sent) || String(sent); }
-      var c = form.querySelectorAll(".dp-poll-choice")[sent];
-      return c ? c.textContent.trim() : String(sent);
+      var choices = form.querySelectorAll(".dp-poll-choice");
+      for (var i = 0; i < choices.length; i++) {
+        var input = choices[i].querySelector("input.dp-poll-option");
+        if (byValue ? (input && input.value === String(sent)) : i === Number(sent)) {
+          return choices[i].textContent.trim();
+        }
+      }
+      return String(sent);
     }
     function lockInputs() {
       form.querySelectorAll("input.dp-poll-option").forEach(function (i) {
@@ -164,7 +171,6 @@
       var eps = parseFloat(form.getAttribute("data-eps"));
       var k = parseInt(form.getAttribute("data-k"), 10);
       var model = form.getAttribute("data-model");
-      var yesno = form.getAttribute("data-kind") === "yesno";
       var inputs = form.querySelectorAll("input.dp-poll-option");
       var options = Array.prototype.map.call(inputs, function (i) { return i.value; });
       var now = load().reports || {};
@@ -182,7 +188,7 @@
         truth = null;
         chosen = null;
         lockInputs();
-        pending = yesno ? options[drawn] : drawn;
+        pending = byValue ? options[drawn] : drawn;
         mine.reports[id] = pending; // kept before it is sent: a retry cannot draw again
         mine.meta[id] = { eps: eps, k: k, model: model };
         save(mine);

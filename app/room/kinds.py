@@ -7,11 +7,9 @@ options' shares the projector shows; its name in the form (``poll.kind.<name>``)
 numbers (app/room/poll.py), the stored records (app/room/records.py), the forms and every
 screen read the kind from here, never from its name. A new kind is one entry of
 :data:`KINDS` plus its texts in app/i18n/poll.{ko,en}.json (``poll.kind.<name>`` and, for
-fixed options, ``poll.<value>``). The student's script (assets/dplab-poll.js) still knows
-one name: it sends a "yesno" form's option by its value and any other by its index, and
-labels "yes"/"no" from the class page's ``data-yes``/``data-no``; so a new kind with typed
-options needs nothing more, a new kind with fixed options needs the script to tell them
-apart otherwise.
+fixed options, ``poll.<value>``). The student's script (assets/dplab-poll.js) knows no kind
+by name: the form says whether its options are sent by value (fixed) or by index (typed,
+``data-sends``), and the script reads each option's label from the form.
 """
 
 from __future__ import annotations

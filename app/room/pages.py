@@ -543,7 +543,7 @@ class JoinHandler(_Base):
         data = " ".join(f'data-msg-{k.replace("_", "-")}="{_e(v)}"' for k, v in msgs.items())
         body = (f'<section class="dp-join" data-room="{_e(code)}" data-state="{_e(state)}" '
                 f'data-answer="{_e(href("/join/answer"))}" data-value="{_e(href("/join/value"))}" '
-                f'data-yes="{_e(t("poll.yes", lang))}" data-no="{_e(t("poll.no", lang))}" {data}>'
+                f'{data}>'
                 f'<h1>{_e(t("poll.join.title", lang, code=code))}</h1>'
                 # "the class is lost" / "back" go here (assets/dplab-reconnect.js)
                 f'{connection.data_html(lang, "class")}'

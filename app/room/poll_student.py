@@ -50,7 +50,8 @@ def student_poll_html(poll: Poll | None, lang: str) -> str:
     again = f' data-reopens="{_e(poll.reopens)}"' if poll.reopens else ""
     return (f'<form id="dp-poll" class="dp-poll" data-poll="{_e(poll.id)}"{again} '
             f'data-eps="{poll.eps!r}" data-k="{poll.k}" '
-            f'data-model="{_e(poll.model)}" data-kind="{_e(poll.kind)}" novalidate>'
+            f'data-model="{_e(poll.model)}" data-kind="{_e(poll.kind)}" '
+            f'data-sends="{"value" if poll.poll_kind.fixed else "index"}" novalidate>'
             f'<fieldset><legend><span class="dp-poll-model">{_e(model)}</span> '
             f'<span class="dp-poll-q">{_e(q)}</span></legend>{opts}</fieldset>'
             f'{warn}<p class="dp-poll-explain" id="dp-poll-explain">{_e(explain(poll, lang))}</p>'

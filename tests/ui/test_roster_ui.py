@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from app.shell.i18n import t
 from ui.conftest import Server, shot, teacher_server
 
 TOKEN = "ui-roster-token-0123456789"
@@ -69,6 +70,9 @@ def test_two_tabs_are_one_student(browser: Any, server: Server, lang: str) -> No
     assert len(sent) == 2 and sent[0] == sent[1], sent
     second.reload()
     expect(second.locator(".dp-poll-status")).to_contain_text(already)
+    # what was sent, named by the option's label on the form (a yes/no poll sends a value)
+    said = second.locator(".dp-poll-status").inner_text()
+    assert t("poll.yes", lang) in said or t("poll.no", lang) in said, said
     shot(second, f"roster-second-tab-{lang}")
     data = teacher.request.get(f"{server.url}/teach/api/rooms/{code}/polls/current").json()
     assert data["n"] == 1
