@@ -2,7 +2,7 @@
 
 ``APP_MODULES`` is the one place that names the app's modules a benchmark imports or starts
 (in this process or in the server code it runs): when the app's files move, change it here.
-Server code given to :func:`server_code` names them as ``$server``, ``$layout``, ...
+Server code given to :func:`server_code` names them as ``$server``, ``$patches``, ...
 (``string.Template``), and its own values such as ``$port``.
 """
 
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The app's modules the benchmarks use, by the name server code refers to them with.
 APP_MODULES: dict[str, str] = {
     "server": "app.serve.server",  # serve(), routes(), ASSETS_DIR, tune_process's GC log lines
-    "layout": "app.shell.resources",  # SKIP_MATHJAX
+    "patches": "app.serve.upstream_patches",  # TRIM_BUNDLE
     "first_paint": "app.shell.first_paint",  # ENABLED
     "cdf_page": "app.cdf.page",  # CDFPage, CDFState, warm_up()
 }

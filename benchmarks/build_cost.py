@@ -82,7 +82,7 @@ def tune() -> None:
     pn.config.autoreload = False
     settings.perform_document_validation.set_value(False)
     settings.perform_error_diagnostics.set_value(False)
-    for name in server.SPEED_PATCHES:
+    for name in server.PROCESS_PATCHES:
         upstream_patches.install(name)
     server._register_early()
     import app.lab.page  # noqa: F401

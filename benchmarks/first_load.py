@@ -57,8 +57,8 @@ import os
 variant = os.environ["DPLAB_VARIANT"]
 if variant == "baseline":
     # The page as before issue 8: Bokeh's MathJax bundle in every Panel page.
-    import $layout as L
-    L.SKIP_MATHJAX = False
+    import $patches as U
+    U.TRIM_BUNDLE = False
 if variant in ("baseline", "no-first-paint"):
     # Before the first paint: scripts block the body, the card waits for BokehJS.
     import $first_paint as F

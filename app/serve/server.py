@@ -84,10 +84,10 @@ IDLE_FULL_GC_S = 60.0
 DISCARD_SPACING_S = 0.1
 IDLE_CHECK_MS = 5_000
 _TUNED: dict[str, Any] = {}
-# The process-wide speed patches (app/serve/upstream_patches.py), in installation order.
-SPEED_PATCHES = (
+# The process-wide patches (app/serve/upstream_patches.py), in installation order.
+PROCESS_PATCHES = (
     "cache_bokeh_defaults", "lazy_layouts", "attach_template_frozen", "websocket_nodelay",
-    "busy_events_when_shown", "design_on_stylesheets_only",
+    "busy_events_when_shown", "design_on_stylesheets_only", "page_resources",
 )
 
 
@@ -107,7 +107,8 @@ def tune_process() -> dict[str, Any]:
       per class, a pane's wrapper Row made only when used, a template attached under one
       ``models.freeze()``, TCP_NODELAY on websockets, Panel's busy-spinner bookkeeping only
       with a busy indicator, a component's design looked up only when its ``stylesheets``
-      change.
+      change, a page's scripts and styles worked out once per kind of page (and without
+      Google's font, MathJax or WebGL).
     - /lab pages for the plain address are made ahead in idle time (app/serve/prebuild.py).
     - GC: the page modules are imported, then everything alive at start-up is moved out of the
       collector's sight (``gc.freeze``) and the young generation is larger, so collections scan
@@ -136,7 +137,7 @@ def tune_process() -> dict[str, Any]:
 
     settings.perform_document_validation.set_value(False)
     settings.perform_error_diagnostics.set_value(False)
-    for name in SPEED_PATCHES:
+    for name in PROCESS_PATCHES:
         upstream_patches.install(name)
 
     # Warm-up: the page modules' imports are most of the objects alive at start-up.

@@ -39,7 +39,7 @@ import os
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 LOG = logging.getLogger("dplab.server")
 OFF_SETTING = "DPLAB_UPSTREAM_PATCHES_OFF"
@@ -391,6 +391,86 @@ def design_on_stylesheets_only() -> None:
     Reactive._update_properties = update_properties  # type: ignore[method-assign]
 
 
+# True: the page's bundle leaves out Bokeh's MathJax (without TeX) and WebGL (without a WebGL
+# plot) scripts; benchmarks/first_load.py sets it False for its "baseline" variant.
+TRIM_BUNDLE = True
+
+
+def page_resources() -> None:
+    """What a page's HTML links, trimmed to what our pages use, made once per kind of page.
+
+    - *Offline* (correctness: nothing may load from outside at run time): Panel's Fast design
+      links Open Sans from Google Fonts in every page; the link is dropped (``Fast._resources``'s
+      ``font``; the font stack is local).
+    - *Bytes*: Panel adds Bokeh's 1.8 MB MathJax bundle to every page one of whose roots is an
+      HTML pane (``panel.io.resources._panel_use_mathjax``; all of ours); it now goes only to a
+      page whose HTML roots have TeX in them (none of ours), and Bokeh's WebGL bundle (194 kB)
+      only to a page with a WebGL plot (none). Without the bundle Bokeh's MathJax provider reports
+      "failed" and HTML panes show their text as it is.
+    - *CPU*: ``bundle_resources`` works out the same script and style lists for every page
+      (every extension's files found and stat'ed, ~220 stat calls): 6.7-7.7 ms of a /lab page's
+      ~68 ms build (2026-12-06, ``benchmarks/build_cost.py``'s HTML part). The bundle is now
+      kept per everything it depends on (the page's need for MathJax and WebGL, the resources'
+      mode and root, the served path prefix, the loaded extensions and the number of model
+      classes known), and each page gets a copy (Panel adds the page's own script to it).
+    Idempotent."""
+    import copy
+
+    from bokeh.embed.bundle import _any
+    from bokeh.embed.util import contains_tex_string
+    from bokeh.model import Model
+    from bokeh.models import Plot
+    from panel.config import panel_extension
+    from panel.io import resources, server
+    from panel.io.state import state
+    from panel.models.markup import HTML as PanelHTML
+    from panel.theme.fast import Fast
+
+    if Fast._resources.get("font"):
+        Fast._resources = {**Fast._resources, "font": {}}
+    if getattr(server.bundle_resources, "_dplab_original", None) is not None:
+        return
+    use_mathjax_upstream = resources._panel_use_mathjax
+    bundle_upstream = server.bundle_resources
+
+    def use_mathjax(roots: Any) -> bool:
+        if not TRIM_BUNDLE:
+            return bool(use_mathjax_upstream(roots))
+        return bool(_any(roots, lambda obj: isinstance(obj, PanelHTML)
+                         and isinstance(obj.text, str) and contains_tex_string(obj.text)))
+
+    kept: dict[tuple[Any, ...], Any] = {}
+
+    def bundle_resources(roots: Any, resources: Any, notebook: bool = False,
+                         reloading: bool = False,
+                         enable_mathjax: bool | Literal["auto"] = "auto") -> Any:
+        res = resources
+        webgl = bool(roots) and _any(
+            roots, lambda obj: isinstance(obj, Plot) and obj.output_backend == "webgl")
+        tex = use_mathjax(roots) if roots else False
+        key = (TRIM_BUNDLE, webgl, tex, bool(roots), getattr(res, "mode", None),
+               getattr(res, "root_url", None), getattr(res, "absolute", None),
+               getattr(res, "notebook", None), state.rel_path, notebook, reloading,
+               enable_mathjax, tuple(panel_extension._loaded_extensions),
+               len(Model.model_class_reverse_map))
+        bundle = kept.get(key)
+        if bundle is None:
+            bundle = bundle_upstream(roots, res, notebook, reloading, enable_mathjax)
+            if TRIM_BUNDLE and roots and not webgl:
+                bundle.js_files = [f for f in bundle.js_files if "/bokeh-gl" not in str(f)]
+            kept[key] = bundle
+        page = copy.copy(bundle)  # the page adds its own script: lists of its own
+        for name, value in vars(bundle).items():
+            if isinstance(value, (list, dict)):
+                setattr(page, name, copy.copy(value))
+        return page
+
+    use_mathjax._dplab_original = use_mathjax_upstream  # type: ignore[attr-defined]
+    bundle_resources._dplab_original = bundle_upstream  # type: ignore[attr-defined]
+    resources._panel_use_mathjax = use_mathjax
+    server.bundle_resources = bundle_resources
+
+
 def reclaim_closed_pages(page_closed: Callable[[Any], None],
                          connection_closed: Callable[[Any], None],
                          collect_after_close: Callable[[], None]) -> None:
@@ -643,6 +723,10 @@ PATCHES: tuple[Patch, ...] = (
            "panel.io.state:_state._remove_busy_event": "352e4c99cfb517dd"}),
     Patch("design_on_stylesheets_only", design_on_stylesheets_only,
           {"panel.reactive:Reactive._update_properties": "cb97d093881ee8c2"}),
+    Patch("page_resources", page_resources,
+          {"panel.io.resources:_panel_use_mathjax": "f7884844bb282077",
+           "panel.io.resources:bundle_resources": "423a861540d17270",
+           "panel.theme.fast:Fast": "768bbbacf11e211d"}, correct=True),
     Patch("reclaim_closed_pages", reclaim_closed_pages,
           {"panel.io.application:_destroy_document": "15cd8f3553af8749",
            "panel.io.document:_garbage_collect": "9d00644da8235197",

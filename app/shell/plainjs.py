@@ -8,6 +8,13 @@ was ~29 ms of the main thread, before any of the page's views could be built. A
 :class:`PlainJS` component names its module with a content hash in Panel's ``bundle``
 property, which is what tells Panel's JavaScript that the source needs no transform (and
 keys the module cache by content rather than by class name and length).
+
+The module text is also made once per class: Panel makes it anew for every model it builds
+(``ReactiveESM._render_esm``: the file read and ``textwrap.dedent`` over ~20 kB, 1.1-2.6 ms a
+component, about 10 ms of a /lab build's 68 ms with its seven components;
+benchmarks/build_cost.py). Our modules do not change while serving; Panel's dev mode
+(``--autoreload`` or a component's ``_debug``), which re-reads an edited module, is left to
+Panel. tests/app/shell/test_plainjs.py checks that the text kept is the text Panel makes.
 """
 
 from __future__ import annotations
@@ -17,17 +24,35 @@ from typing import Any
 
 import panel as pn
 
+# (class, compiled, server) -> the module text Panel made for it; text -> its bundle name
+_ESM: dict[tuple[type, Any, bool], str] = {}
+_KEYS: dict[str, str] = {}
+
 
 class PlainJS(pn.custom.JSComponent):
     """A ``JSComponent`` whose ``_esm`` is plain JavaScript (no TypeScript, no JSX)."""
 
     __abstract = True
 
+    @classmethod
+    def _render_esm(cls, compiled: Any = True, server: bool = False) -> str:
+        if pn.config.autoreload or getattr(cls, "_debug", False):
+            return super()._render_esm(compiled, server=server)
+        key = (cls, compiled, server)
+        got = _ESM.get(key)
+        if got is None:
+            got = _ESM[key] = super()._render_esm(compiled, server=server)
+        return got
+
     def _get_properties(self, doc: Any) -> dict[str, Any]:
         props = super()._get_properties(doc)
         # A real bundle (a file Panel serves) stays as it is; so does Panel's dev mode
         # (--autoreload), which must compile and re-import a module whenever it is edited.
         if props.get("bundle") is None and not props.get("dev"):
-            digest = hashlib.sha256(props["esm"].encode()).hexdigest()[:16]
-            props["bundle"] = f"dplab-{type(self).__name__}-{digest}"
+            esm = props["esm"]
+            name = _KEYS.get(esm)
+            if name is None:
+                digest = hashlib.sha256(esm.encode()).hexdigest()[:16]
+                name = _KEYS[esm] = f"dplab-{type(self).__name__}-{digest}"
+            props["bundle"] = name
         return props

@@ -20,9 +20,9 @@ Signature (the CDF page reuses it)::
 - Phones: viewport meta; the sidebar starts folded below 760 px; the page scrolls as a whole.
 - Print: the whole page (assets/dplab.css ``@media print``), folded ``<details>`` opened first.
 
-Offline: the Fast design links a Google font by default; :func:`strip_web_fonts` removes that
-link (app/shell/resources.py) and the font stack is local. Bokeh's 1.8 MB
-MathJax bundle is only sent to a page that has TeX in it (:func:`install_mathjax_filter`).
+Offline: the Fast design links a Google font by default; the server drops that link and the
+font stack is local. Bokeh's 1.8 MB MathJax bundle is only sent to a page that has TeX in it
+(both: the ``page_resources`` patch, app/serve/upstream_patches.py).
 FAST's web components are not sent at all (see ``FAST_JS``): the page is Panel's list template
 without them (assets/dplab-list-template.html) and the design's tokens are static CSS.
 Everything else (Bokeh, Panel, the Fast design's CSS, our /assets/dplab.css) is served by our
@@ -51,7 +51,6 @@ from app.shell.options import (
     option,
     session_args,
 )
-from app.shell.resources import install_mathjax_filter, strip_web_fonts
 
 ACCENT = "#0b4f6c"
 # "dplab math": our subset of DejaVu Sans for subscripts, Greek and operators (assets/dplab.css)
@@ -289,8 +288,6 @@ def page(*, lang: str, title: str, path: str, main: list[Any], sidebar: list[Any
     ``log_sliders``: CSS class of a slider whose value is a log10 -> the symbol it stands for
     (screen readers then hear the value itself).
     """
-    strip_web_fonts()
-    install_mathjax_filter()
     bad = bad_options()
     if bad and option_notice_shown:
         main = [option_notice(lang, bad), *main]

@@ -272,6 +272,51 @@ def test_design_is_looked_up_only_for_stylesheets(monkeypatch: pytest.MonkeyPatc
     assert looked == []
 
 
+def test_page_resources_trims_the_bundle_and_keeps_it_per_kind_of_page(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io import resources, server
+    from panel.io.resources import Resources
+    from panel.theme.fast import Fast
+
+    _keep(monkeypatch, resources, "_panel_use_mathjax")
+    _keep(monkeypatch, server, "bundle_resources")
+    _keep(monkeypatch, Fast, "_resources")
+    up.page_resources()
+    up.page_resources()  # idempotent
+    assert not Fast._resources.get("font")  # no Google font link (offline)
+    original = server.bundle_resources._dplab_original
+
+    def roots(text: str) -> list[Any]:
+        doc = Document()
+        pn.pane.HTML(text).server_doc(doc)  # (upstream looks at the roots only)
+        return list(doc.roots)
+
+    def files(bundle: Any) -> list[str]:
+        return [str(f) for f in bundle.js_files]
+
+    plain, tex = roots("<p>no formula</p>"), roots("<p>$$x^2$$</p>")
+    monkeypatch.setattr(up, "TRIM_BUNDLE", False)  # (upstream's MathJax rule, as installed)
+    theirs = original(plain, Resources(mode="server"))
+    monkeypatch.setattr(up, "TRIM_BUNDLE", True)
+    assert any("mathjax" in f for f in files(theirs))  # upstream: MathJax for any HTML pane
+    ours = server.bundle_resources(plain, Resources(mode="server"))
+    assert files(ours) == [f for f in files(theirs)
+                           if "mathjax" not in f and "/bokeh-gl" not in f]
+    assert ours.css_files == theirs.css_files and ours.js_raw == theirs.js_raw
+    with_tex = server.bundle_resources(tex, Resources(mode="server"))
+    assert any("mathjax" in f for f in files(with_tex))
+    # kept per kind of page, and each page gets lists of its own (Panel adds its script)
+    again = server.bundle_resources(roots("<p>other</p>"), Resources(mode="server"))
+    assert again is not ours and files(again) == files(ours)
+    ours.js_raw.append("page script")
+    assert server.bundle_resources(plain, Resources(mode="server")).js_raw == theirs.js_raw
+    monkeypatch.setattr(up, "TRIM_BUNDLE", False)  # (benchmarks/first_load.py's baseline)
+    assert any("mathjax" in f for f in files(server.bundle_resources(plain,
+                                                                     Resources(mode="server"))))
+
+
 def test_reclaim_closed_pages_hooks_run_around_panels_and_bokehs(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import panel.io.application as pn_application

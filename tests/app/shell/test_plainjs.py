@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import panel as pn
 import pytest
 
 import app.cdf.widgets
@@ -68,3 +69,21 @@ def test_panels_dev_mode_keeps_its_own_compile() -> None:
     box._debug = True  # type: ignore[attr-defined]
     props = box._get_properties(None)
     assert props["dev"] and props["bundle"] is None
+
+
+@pytest.mark.parametrize("cls", components(), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("server", [False, True])
+def test_the_module_text_kept_is_the_text_panel_makes(cls: type[PlainJS], server: bool) -> None:
+    # PlainJS keeps each class's module text instead of Panel's re-reading and re-dedenting it
+    # for every model: the text kept must be what Panel's own _render_esm makes (this fails
+    # when an upgrade changes how Panel makes it).
+    panels = pn.custom.JSComponent._render_esm.__func__(cls, True, server=server)
+    assert cls._render_esm(True, server=server) == panels
+    assert cls._render_esm(True, server=server) is cls._render_esm(True, server=server)
+    assert make(cls)._get_properties(None)["esm"] == panels
+
+
+def test_dev_mode_reads_the_module_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pn.config, "autoreload", True)
+    cls = app.lab.controls.ControlPanel
+    assert cls._render_esm(True) is not cls._render_esm(True)
