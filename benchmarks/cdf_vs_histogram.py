@@ -119,6 +119,7 @@ EXTRA: dict[str, tuple[str, dict[str, object]]] = {
     "auto_v2": ("auto_v2", {}),
     "auto_v3": ("auto_v3", {}),
     "auto_v5": ("auto_v5", {}),
+    "auto_v6": ("auto_v6", {}),
     "tree b=2": ("tree", {"branching": 2, "leaves": 4096}),
     "tree b=4": ("tree", {"branching": 4, "leaves": 4096}),
     "tree b=2 leaves=16384": ("tree", {"branching": 2, "leaves": 16384}),

@@ -30,6 +30,10 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          300 <= n*eps < 1500, where a two-level 16-ary tree (0.6 of eps on its 16 top nodes,
          0.4 on its 256 leaves) on centred cells with the details' shrinkage (lam 2) replaces
          the 32-bin histogram (docs/cdf-results.md, issue 40).
+* "auto_v6" (``auto_plan_v6``, ``dpcore.cdf.auto_v6``): as "auto_v5" except for n*eps < 300,
+         where the histogram's auto_bins cells have Chebyshev edges (finer next to the bounds)
+         and the public total, and for 1500 <= n*eps < 15000, where a 9-ary tree of depth 3
+         (729 leaves, 640 centred cells) replaces the 8-ary one (docs/cdf-results.md).
 * "auto_v1" the former default (``auto_plan``, from public n, eps, delta only): a Laplace
          histogram below n*eps = 1500, otherwise PP with the degree chosen from the noisy
          coefficients.  Kept for comparison (tests, docs/cdf-results.md); with a public
@@ -68,6 +72,7 @@ from dpcore.cdf.tree import estimate_tree
 
 __all__ = ["ALL_METHODS", "METHODS", "REGISTRY", "AutoPlan", "CDFEstimate", "Method", "Release",
            "auto_plan", "auto_plan_v2", "auto_plan_v3", "auto_plan_v4", "auto_plan_v5",
+           "auto_plan_v6",
            "clip_data", "estimate", "get_method", "hist_bins_v2", "lattice_estimate",
            "tree_depth_v2", "tree_depth_v3"]
 
@@ -387,6 +392,9 @@ _estimate_auto_v3 = functools.partial(_estimate_auto, method_name="auto_v3")
 # 300 <= n*eps < 1500, else v4's plan (``dpcore.cdf.auto_v5``; imported here, after the names
 # it reads, so that ``Method.rule`` finds its planner).
 from dpcore.cdf.auto_v5 import auto_plan_v5, estimate_auto_v5  # noqa: E402, I001
+# "auto_v6" (issue 40, 2026-12-06): v5, with a Chebyshev-edged histogram below n*eps = 300 and a
+# 9-ary depth-3 tree for 1500 <= n*eps < 15000 (``dpcore.cdf.auto_v6``; imported after v5).
+from dpcore.cdf.auto_v6 import auto_plan_v6, estimate_auto_v6  # noqa: E402
 
 
 #: Every method ``estimate`` takes, registered once: the page's list first (``listed``), then
@@ -408,6 +416,8 @@ REGISTRY: Mapping[str, Method] = register(
     Method("auto_v3", _estimate_auto_v3, "chosen", rule="auto_plan_v3", lattice=True,
            degree=True),
     Method("auto_v5", estimate_auto_v5, "chosen", rule="auto_plan_v5", lattice=True,
+           degree=True),
+    Method("auto_v6", estimate_auto_v6, "chosen", rule="auto_plan_v6", lattice=True,
            degree=True),
     Method("tree", estimate_tree, "chosen",
            ("branching", "leaves", "noise", "interpolation", "group", "shrink", "layout"),
