@@ -11,7 +11,8 @@ the whole request), Bokeh session ids (bearer tokens: whoever reads one can join
 session), the Origin of a refused websocket, and the content of a websocket message (Bokeh's
 error lines quote it: a widget value, a chunk of an uploaded CSV file).
 
-:func:`install` patches tornado's request summary and exception log, and puts :class:`Scrub`
+:func:`install` replaces tornado's request summary and exception log (the patch
+``quiet_request_log`` of app/serve/upstream_patches.py), and puts :class:`Scrub`
 on the Bokeh loggers whose lines carry those values (a logger's own filter: it applies
 whichever handlers Bokeh or Panel attach later). tests/app/serve/test_logs.py checks that each
 rewritten Bokeh line still exists in the installed Bokeh, so an upgrade cannot bring one back
@@ -86,14 +87,14 @@ def log_exception(handler: tornado.web.RequestHandler, typ: Any, value: Any, tb:
 
 def install() -> None:
     """Make this process's log match the module docstring. Idempotent."""
-    web: Any = tornado.web.RequestHandler
-    if getattr(web, "_dplab_quiet", False):
-        return
-    web._request_summary = request_summary
-    web.log_exception = log_exception
-    web._dplab_quiet = True
+    from app.serve import upstream_patches
+
+    upstream_patches.install("quiet_request_log", request_summary=request_summary,
+                             log_exception=log_exception)
     for name in {name for name, *_ in REWRITES}:
-        logging.getLogger(name).addFilter(Scrub(name))
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, Scrub) for f in logger.filters):
+            logger.addFilter(Scrub(name))
 
 
 def announce(address: str, port: int, origins: list[str]) -> None:

@@ -10,7 +10,8 @@ Nothing the browser receives differs from Bokeh's own walk at that moment:
 
 - every change to the document after the walk passes through its
   ``DocumentCallbackManager.trigger_on_change`` (property changes, roots, title); each is
-  recorded (callbacks added or removed and messages sent change nothing that is pulled);
+  recorded (``upstream_patches.record_document_changes``; callbacks added or removed and
+  messages sent change nothing that is pulled);
 - at the pull, a change of a plain value (a string, a whole number, a finite float, a bool or
   ``None``: the page's Location getting the real host when a session takes the document) is
   written into the stored representation of its model;
@@ -33,11 +34,12 @@ from bokeh.document.events import (
     SessionCallbackRemoved,
 )
 
+from app.serve import upstream_patches
+
 # Events that leave the serialized document as it is.
 _NEUTRAL = (SessionCallbackAdded, SessionCallbackRemoved, MessageSentEvent)
 
 _KEY = "_dplab_pull_ahead"
-_INSTALLED: list[bool] = []
 # First pulls answered from the walk done ahead, and those that walked again (a change that
 # could not be written in): the tests read them.
 COUNTS = {"ahead": 0, "walked": 0}
@@ -80,17 +82,14 @@ def serialize_ahead(doc: Any) -> None:
     reps: dict[str, dict[str, Any]] = {}
     _object_reps(serialized.content, reps)
     ahead = _Ahead(serialized, reps)
-    callbacks = doc.callbacks
-    trigger = callbacks.trigger_on_change  # the bound method of Bokeh's class
 
     def recording(event: Any) -> None:
         if type(event) is ModelChangedEvent:
             ahead.changes.append((event.model, event.attr))
         elif not isinstance(event, _NEUTRAL):
             ahead.unpatchable = True
-        trigger(event)
 
-    callbacks.trigger_on_change = recording
+    upstream_patches.record_document_changes(doc, recording)
     doc.__dict__[_KEY] = ahead
 
 
@@ -98,7 +97,7 @@ def forget(doc: Any) -> None:
     """Drop what :func:`serialize_ahead` kept (the document's changes are no longer
     recorded)."""
     doc.__dict__.pop(_KEY, None)
-    doc.callbacks.__dict__.pop("trigger_on_change", None)
+    upstream_patches.record_document_changes(doc, None)
 
 
 def take(doc: Any) -> Serialized[Any] | None:
@@ -122,24 +121,7 @@ def take(doc: Any) -> Serialized[Any] | None:
     return ahead.serialized
 
 
-def install() -> None:
-    """Let Bokeh's PULL-DOC-REPLY use :func:`take` (idempotent)."""
-    if _INSTALLED:
-        return
-    from bokeh.protocol.messages.pull_doc_reply import PullDoc, pull_doc_reply
-
-    original = pull_doc_reply.create.__func__
-
-    def create(cls: Any, request_id: Any, document: Any, **metadata: Any) -> Any:
-        serialized = take(document)
-        if serialized is None:
-            return original(cls, request_id, document, **metadata)
-        header = cls.create_header(request_id=request_id)
-        msg = cls(header, metadata, PullDoc(doc=serialized.content))
-        msg.add_buffers(*serialized.buffers)
-        # As Document.to_json: what the browser now has counts as sent.
-        document.models.flush_synced()
-        return msg
-
-    pull_doc_reply.create = classmethod(create)
-    _INSTALLED.append(True)
+def install() -> bool:
+    """Let Bokeh's PULL-DOC-REPLY use :func:`take` (the patch ``pull_serialized_ahead`` of
+    app/serve/upstream_patches.py; False when it is left out). Idempotent."""
+    return upstream_patches.install("pull_serialized_ahead", take=take)

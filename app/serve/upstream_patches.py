@@ -24,6 +24,9 @@ On another version
 ``DPLAB_UPSTREAM_PATCHES_OFF`` (names, comma separated) leaves patches out: only for measuring
 what each one is worth (benchmarks/patch_weight.py); never set in production.
 
+:data:`OVERRIDES` lists the private methods of Panel that our own subclasses override (not
+patches, but fingerprinted and tested the same way).
+
 Installation order: :data:`PATCHES`' order (``app.serve.server.tune_process`` installs the
 process-wide ones, ``serve()`` the origin check first, ``app.serve.prebuild`` its hand-over
 once the server exists). Every installer is idempotent.
@@ -588,6 +591,37 @@ def builds_in_turn(get_session: Callable[[Any, Callable[[Any], Any]], Any]) -> N
     DocHandler.get_session = get_session_in_turn  # type: ignore[method-assign]
 
 
+def quiet_request_log(request_summary: Callable[[Any], str],
+                      log_exception: Callable[..., None]) -> None:
+    """Tornado's request summary (``RequestHandler._request_summary``: method, URI with its
+    query string, and the client's address) and its exception log
+    (``RequestHandler.log_exception``: the whole request's repr, headers and cookies with it)
+    replaced by app.serve.logs' ``request_summary`` and ``log_exception``, which name the
+    method and path only. Tornado has no setting for either: its access log and its
+    "Uncaught exception" line are made by these two methods.
+
+    Needed for correctness: the log holds nothing that identifies a student or a browser
+    (app/serve/logs.py; tests/app/serve/test_server_log_privacy.py reads a real server's)."""
+    import tornado.web
+
+    web: Any = tornado.web.RequestHandler
+    if getattr(web._request_summary, "_dplab_original", None) is not None:
+        return
+    summary_upstream = web._request_summary
+    exception_upstream = web.log_exception
+
+    def summary(self: Any) -> str:
+        return request_summary(self)
+
+    def exception(self: Any, typ: Any, value: Any, tb: Any) -> None:
+        log_exception(self, typ, value, tb)
+
+    summary._dplab_original = summary_upstream  # type: ignore[attr-defined]
+    exception._dplab_original = exception_upstream  # type: ignore[attr-defined]
+    web._request_summary = summary
+    web.log_exception = exception
+
+
 def quiet_origin_refusal(allowed: Callable[[Any, str], bool],
                          refused: Callable[[], Any]) -> None:
     """Bokeh's websocket origin check, same decision (``allowed(application, host)``), but its
@@ -700,9 +734,62 @@ def take_documents_built_ahead(context: Any, docs: Any) -> None:
     context.create_session_if_needed = create_session_if_needed
 
 
+def pull_serialized_ahead(take: Callable[[Any], Any]) -> None:
+    """A browser's first pull of a document (Bokeh's ``pull_doc_reply.create``, which walks the
+    whole document with ``Document.to_json``) gets ``take(document)`` instead when that is not
+    None: the document serialized in idle time right after it was built ahead, with the
+    changes made since written in (app/serve/pull_ahead.py). Bokeh has no hook for the
+    document a pull sends. The changes are seen by wrapping the document's own
+    ``DocumentCallbackManager.trigger_on_change`` (:func:`record_document_changes`), the one
+    place every change of a document passes through.
+
+    Needed by the pages built ahead: the walk was ~25 % of the server CPU a /lab page built
+    ahead still cost while a class opened it (py-spy, ``benchmarks/classroom_load.py open
+    --students 50``); goes with them in stage 3."""
+    from bokeh.protocol.messages.pull_doc_reply import PullDoc, pull_doc_reply
+
+    if getattr(pull_doc_reply.create.__func__, "_dplab_original", None) is not None:
+        return
+    upstream = pull_doc_reply.create.__func__
+
+    def create(cls: Any, request_id: Any, document: Any, **metadata: Any) -> Any:
+        serialized = take(document)
+        if serialized is None:
+            return upstream(cls, request_id, document, **metadata)
+        header = cls.create_header(request_id=request_id)
+        msg = cls(header, metadata, PullDoc(doc=serialized.content))
+        msg.add_buffers(*serialized.buffers)
+        # As Document.to_json: what the browser now has counts as sent.
+        document.models.flush_synced()
+        return msg
+
+    create._dplab_original = upstream  # type: ignore[attr-defined]
+    pull_doc_reply.create = classmethod(create)
+
+
+def record_document_changes(doc: Any, seen: Callable[[Any], None] | None) -> None:
+    """Part of :func:`pull_serialized_ahead`: every event ``doc`` triggers is passed to
+    ``seen`` before Bokeh handles it (its ``trigger_on_change``, wrapped on this document's
+    callback manager only); ``seen=None`` stops it."""
+    callbacks = doc.callbacks
+    callbacks.__dict__.pop("trigger_on_change", None)
+    if seen is None:
+        return
+    trigger = callbacks.trigger_on_change  # the bound method of Bokeh's class
+
+    def recording(event: Any) -> None:
+        seen(event)
+        trigger(event)
+
+    callbacks.trigger_on_change = recording
+
+
 _WS = "bokeh.server.views.ws:WSHandler"
 _CTX = "bokeh.server.contexts:ApplicationContext"
 PATCHES: tuple[Patch, ...] = (
+    Patch("quiet_request_log", quiet_request_log,
+          {"tornado.web:RequestHandler._request_summary": "f19db66d092abf08",
+           "tornado.web:RequestHandler.log_exception": "c1b2671ed9d82a98"}, correct=True),
     Patch("quiet_origin_refusal", quiet_origin_refusal,
           {f"{_WS}.check_origin": "68b032ec75263404"}, correct=True),
     Patch("cache_bokeh_defaults", cache_bokeh_defaults,
@@ -740,5 +827,53 @@ PATCHES: tuple[Patch, ...] = (
           {"panel.io.server:DocHandler.get_session": "b63c2296fa015f21"}, correct=True),
     Patch("take_documents_built_ahead", take_documents_built_ahead,
           {f"{_CTX}.create_session_if_needed": "cc6c52ff71b45b31"}),
+    Patch("pull_serialized_ahead", pull_serialized_ahead,
+          {"bokeh.protocol.messages.pull_doc_reply:pull_doc_reply.create": "f9d88806651ecec8",
+           "bokeh.document.callbacks:DocumentCallbackManager.trigger_on_change":
+               "8ff2504e51c5efe6",
+           "bokeh.document.document:Document.to_json": "d1610b6e1d0c8c51"}),
 )
 BY_NAME: dict[str, Patch] = {p.name: p for p in PATCHES}
+
+
+# --- private methods our own subclasses override ------------------------------------------
+# Not patches (nothing of Panel's is replaced in place), but code that depends on a private
+# method's behaviour all the same: each is fingerprinted like a patch's internals, so that an
+# upgrade that changes one fails tests/app/serve/test_upstream_patches.py. Panel's documented
+# extension points (``_esm``, ``_handle_msg``, ``_stylesheets``, ``_template``, ``_debounce``,
+# ``_resources``) are not listed; the test finds any other override that is not.
+
+
+@dataclass(frozen=True)
+class Override:
+    where: str  # our class, "module:Class"
+    method: str  # the method's name
+    internal: str  # the private method it overrides, "module:Class.method"
+    fingerprint: str
+    why: str
+
+
+OVERRIDES: tuple[Override, ...] = (
+    Override("app.shell.plainjs:PlainJS", "_render_esm",
+             "panel.custom:ReactiveESM._render_esm", "aa2cbb884eaf6b51",
+             "the module text made once per class, not per model (~10 ms of a /lab build)"),
+    Override("app.shell.plainjs:PlainJS", "_get_properties",
+             "panel.custom:ReactiveESM._get_properties", "cd75fce57bbb32ca",
+             "a content-hash bundle name: the browser skips Panel's module transform"),
+    Override("app.shell.widgets:ImmediateSlider", "_server_change",
+             "panel.reactive:Syncable._server_change", "add930a6b571e7cf",
+             "a drag step's value alone is dropped on arrival (the release carries it)"),
+    Override("app.shell.widgets:ImmediateSlider", "_process_property_change",
+             "panel.widgets.slider:_SliderBase._process_property_change", "a5dae131b7a7ed52",
+             "the released value is the value"),
+    Override("app.shell.widgets:TextPane", "_update",
+             "panel.pane.markup:HTMLBasePane._update", "16dcdb62691f293b",
+             "a changed text sends the text only (Panel recomputes every property: ~20 % "
+             "of a move)"),
+    Override("app.shell.template:_Template", "_init_doc",
+             "panel.template.base:BasicTemplate._init_doc", "6e59c6a88b3079e5",
+             "no Location root; the first-paint HTML wraps Panel's page template"),
+    Override("app.shell.template:_Template", "_get_theme_from_query_args",
+             "panel.template.fast.base:FastBaseTemplate._get_theme_from_query_args",
+             "28a73dd7522dd91c", "the theme from our own address option"),
+)

@@ -66,8 +66,11 @@ def test_uncaught_exception_line_has_no_request_details() -> None:
 def test_install_patches_tornado_once() -> None:
     logs.install()
     logs.install()
-    assert tornado.web.RequestHandler._request_summary is logs.request_summary
-    assert tornado.web.RequestHandler.log_exception is logs.log_exception
+    web: Any = tornado.web.RequestHandler
+    handler = _handler()
+    assert web._request_summary(handler) == logs.request_summary(handler) == "GET /lab"
+    # installed once: our replacement wraps Tornado's own, not a replacement of it
+    assert not web._request_summary._dplab_original.__module__.startswith("app.")
     for name in {n for n, *_ in logs.REWRITES}:
         assert sum(isinstance(f, logs.Scrub) for f in logging.getLogger(name).filters) == 1
 

@@ -32,6 +32,10 @@ from app.serve import upstream_patches as up
 out = {}
 for p in up.PATCHES:
     out[p.name] = p.changed()
+for o in up.OVERRIDES:
+    found = up.fingerprint(o.internal)
+    out[o.where + "." + o.method] = [] if found == o.fingerprint else [
+        f"{o.internal} (source {found}, written for {o.fingerprint})"]
 print(json.dumps(out))
 """
 
@@ -44,6 +48,39 @@ def test_every_patched_internal_is_the_code_its_patch_was_written_for() -> None:
         "an upgrade changed the code these patches replace or wrap; read it, measure again "
         "(benchmarks/patch_weight.py) and update the fingerprint or remove the patch "
         f"(docs/upstream.md): {changed}")
+
+
+# Panel's documented ways to extend a component or template (its "custom components" and
+# templates guides), and param's own per-class bookkeeping.
+_DOCUMENTED = {"_esm", "_handle_msg", "_stylesheets", "_template", "_debounce", "_resources",
+               "_data_model", "_data_model__initialized", "_param__parameters",
+               "_param__private"}
+
+
+def test_every_private_method_our_subclasses_override_is_listed() -> None:
+    import importlib
+
+    listed = {(o.where, o.method) for o in up.OVERRIDES}
+    found = set()
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        module = importlib.import_module(name.removesuffix(".__init__"))
+        for cls in vars(module).values():
+            if not isinstance(cls, type) or cls.__module__ != module.__name__:
+                continue
+            for attr in vars(cls):
+                if not attr.startswith("_") or attr.startswith("__") or attr in _DOCUMENTED:
+                    continue
+                for base in cls.__mro__[1:]:
+                    top = base.__module__.split(".")[0]
+                    if top in {"panel", "bokeh", "param", "tornado"} and attr in vars(base):
+                        found.add((f"{cls.__module__}:{cls.__qualname__}", attr))
+                        break
+    assert found == listed, (
+        "a subclass of ours overrides a private method of Panel/Bokeh/param/Tornado: list it in "
+        f"upstream_patches.OVERRIDES with its fingerprint and reason: {found ^ listed}")
+    for o in up.OVERRIDES:
+        assert up.resolve(o.internal).__name__ == o.method
 
 
 def test_the_module_names_the_versions_its_fingerprints_were_taken_from() -> None:
@@ -315,6 +352,60 @@ def test_page_resources_trims_the_bundle_and_keeps_it_per_kind_of_page(
     monkeypatch.setattr(up, "TRIM_BUNDLE", False)  # (benchmarks/first_load.py's baseline)
     assert any("mathjax" in f for f in files(server.bundle_resources(plain,
                                                                      Resources(mode="server"))))
+
+
+def test_quiet_request_log_puts_our_lines_in_tornados_place(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    import tornado.web
+
+    web = tornado.web.RequestHandler
+    _keep(monkeypatch, web, "_request_summary", "log_exception")
+    seen: list[Any] = []
+    monkeypatch.delitem(up._CHECKED, "quiet_request_log", raising=False)
+    if getattr(web._request_summary, "_dplab_original", None) is not None:
+        monkeypatch.setattr(web, "_request_summary", web._request_summary._dplab_original)
+        monkeypatch.setattr(web, "log_exception", web.log_exception._dplab_original)
+    assert up.install("quiet_request_log", request_summary=lambda h: "ours",
+                      log_exception=lambda h, *exc: seen.append(exc))
+    handler = SimpleNamespace()
+    assert web._request_summary(handler) == "ours"
+    web.log_exception(handler, ValueError, ValueError("x"), None)
+    assert len(seen) == 1 and seen[0][0] is ValueError
+    # Tornado's own summary is what it replaced: method, URI and the client's address.
+    request = SimpleNamespace(method="GET", uri="/lab?room=ABCD", remote_ip="203.0.113.7")
+    upstream = web._request_summary._dplab_original(SimpleNamespace(request=request))
+    assert "203.0.113.7" in upstream and "room=ABCD" in upstream
+
+
+def test_pull_serialized_ahead_answers_a_first_pull_with_what_take_gives(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from bokeh.document import Document
+    from bokeh.models import Div
+    from bokeh.protocol.messages.pull_doc_reply import pull_doc_reply
+
+    _keep(monkeypatch, pull_doc_reply, "create")
+    if getattr(pull_doc_reply.create.__func__, "_dplab_original", None) is not None:
+        monkeypatch.setattr(pull_doc_reply, "create",
+                            classmethod(pull_doc_reply.create.__func__._dplab_original))
+    monkeypatch.delitem(up._CHECKED, "pull_serialized_ahead", raising=False)
+    doc = Document()
+    doc.add_root(Div(text="a"))
+    walked = doc.to_json()
+    kept: dict[str, Any] = {"doc": walked}
+    assert up.install("pull_serialized_ahead", take=lambda d: kept.pop("doc", None))
+    first = pull_doc_reply.create("1", doc)
+    assert first.content["doc"] is walked.content  # no walk: what take gave
+    again = pull_doc_reply.create("2", doc)  # take has nothing: Bokeh's own walk
+    assert again.content["doc"]["roots"][0]["attributes"]["text"] == "a"
+    # Every change of the document passes through the wrapped trigger_on_change, in order.
+    events: list[Any] = []
+    up.record_document_changes(doc, events.append)
+    doc.roots[0].text = "b"
+    doc.title = "t"
+    assert [type(e).__name__ for e in events] == ["ModelChangedEvent", "TitleChangedEvent"]
+    up.record_document_changes(doc, None)
+    doc.roots[0].text = "c"
+    assert len(events) == 2 and "trigger_on_change" not in doc.callbacks.__dict__
 
 
 def test_reclaim_closed_pages_hooks_run_around_panels_and_bokehs(
