@@ -24,7 +24,8 @@ On another version
 ``DPLAB_UPSTREAM_PATCHES_OFF`` (names, comma separated) leaves patches out: only for measuring
 what each one is worth (benchmarks/patch_weight.py); never set in production.
 
-:data:`OVERRIDES` lists the private methods of Panel that our own subclasses override (not
+:data:`OVERRIDES` lists the private methods of Panel that our own subclasses override and
+:data:`USES` the library functions outside their top-level API whose behaviour we rely on (not
 patches, but fingerprinted and tested the same way).
 
 Installation order: :data:`PATCHES`' order (``app.serve.server.tune_process`` installs the
@@ -876,4 +877,25 @@ OVERRIDES: tuple[Override, ...] = (
     Override("app.shell.template:_Template", "_get_theme_from_query_args",
              "panel.template.fast.base:FastBaseTemplate._get_theme_from_query_args",
              "28a73dd7522dd91c", "the theme from our own address option"),
+)
+
+
+# --- behaviour of a library function outside its top-level API that we rely on ------------
+
+
+@dataclass(frozen=True)
+class Use:
+    where: str  # our code, "module:name"
+    internal: str  # "module:qualname"
+    fingerprint: str
+    why: str
+
+
+USES: tuple[Use, ...] = (
+    Use("app.shell.plainjs:PlainJS", "param.parameterized:no_instance_params",
+        "a751b33d0a82e7d2", "a component shares its class's parameter objects: Panel's "
+        "self.param[k] per model made no longer copies ~25 of them (~5 ms of a /lab build)"),
+    Use("app.shell.plainjs:PlainJS", "param.parameterized:_instantiated_parameter",
+        "6229501a2c269543", "where param decides to copy a parameter per instance (the flag "
+        "no_instance_params sets is read there)"),
 )

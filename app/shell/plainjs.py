@@ -15,6 +15,14 @@ component, about 10 ms of a /lab build's 68 ms with its seven components;
 benchmarks/build_cost.py). Our modules do not change while serving; Panel's dev mode
 (``--autoreload`` or a component's ``_debug``), which re-reads an edited module, is left to
 Panel. tests/app/shell/test_plainjs.py checks that the text kept is the text Panel makes.
+
+And a component shares its class's parameter objects instead of copying them (param's
+``no_instance_params``): Panel reads every parameter of a component through ``self.param[k]``
+when it makes the component's model (``ReactiveESM._get_properties``), which in param makes a
+per-instance copy of each of them (~25 per component): ~5 ms of a /lab build's 52
+(benchmarks/build_cost.py, 2026-12-06 evening) and ~200 objects kept per page. Only the
+parameter objects (bounds, docs, flags) are shared, never the values; none of ours changes
+a parameter object at run time.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import hashlib
 from typing import Any
 
 import panel as pn
+from param.parameterized import no_instance_params
 
 # (class, compiled, server) -> the module text Panel made for it; text -> its bundle name
 _ESM: dict[tuple[type, Any, bool], str] = {}
@@ -33,6 +42,12 @@ class PlainJS(pn.custom.JSComponent):
     """A ``JSComponent`` whose ``_esm`` is plain JavaScript (no TypeScript, no JSX)."""
 
     __abstract = True
+
+    def __init__(self, **params: Any) -> None:
+        # Once per class in effect (param sets up a class's bookkeeping after any class hook
+        # of ours would run, so it is done at the first instance); see the module docstring.
+        no_instance_params(type(self))
+        super().__init__(**params)
 
     @classmethod
     def _render_esm(cls, compiled: Any = True, server: bool = False) -> str:

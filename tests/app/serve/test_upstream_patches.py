@@ -36,6 +36,10 @@ for o in up.OVERRIDES:
     found = up.fingerprint(o.internal)
     out[o.where + "." + o.method] = [] if found == o.fingerprint else [
         f"{o.internal} (source {found}, written for {o.fingerprint})"]
+for u in up.USES:
+    found = up.fingerprint(u.internal)
+    out[u.where + " uses " + u.internal] = [] if found == u.fingerprint else [
+        f"{u.internal} (source {found}, written for {u.fingerprint})"]
 print(json.dumps(out))
 """
 

@@ -87,3 +87,27 @@ def test_dev_mode_reads_the_module_each_time(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(pn.config, "autoreload", True)
     cls = app.lab.controls.ControlPanel
     assert cls._render_esm(True) is not cls._render_esm(True)
+
+
+@pytest.mark.parametrize("cls", components(), ids=lambda c: c.__name__)
+def test_a_component_shares_its_class_parameter_objects_not_its_values(
+        cls: type[PlainJS]) -> None:
+    a, b = make(cls), make(cls)
+    # What Panel reads for every parameter when it makes the model: the class's object, not
+    # a copy per instance (app.shell.plainjs's module docstring).
+    for name in ("margin", "css_classes", "name"):
+        assert a.param[name] is type(a).param[name] is b.param[name]
+    a.css_classes = ["only-a"]
+    assert b.css_classes != ["only-a"]
+    assert a._get_properties(None)["css_classes"] != b._get_properties(None)["css_classes"]
+
+
+def test_a_browser_change_still_reaches_a_component_with_shared_parameters() -> None:
+    # Panel applies a browser's change under edit_readonly, which flips the flags of the
+    # parameter objects it finds and restores them after.
+    bridge = app.shell.tour.KeyBridge()
+    other = app.shell.tour.KeyBridge()
+    bridge._process_events({"event": "n#1"})
+    assert bridge.event == "n#1" and other.event == ""
+    assert not type(bridge).param["event"].readonly
+    assert not type(bridge).param["event"].constant
