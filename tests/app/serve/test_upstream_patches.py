@@ -315,10 +315,10 @@ def test_design_is_looked_up_only_for_stylesheets(monkeypatch: pytest.MonkeyPatc
 
 def test_page_resources_trims_the_bundle_and_keeps_it_per_kind_of_page(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import panel as pn
     from bokeh.document import Document
     from panel.io import resources, server
     from panel.io.resources import Resources
+    from panel.models.markup import HTML as PanelHTML
     from panel.theme.fast import Fast
 
     _keep(monkeypatch, resources, "_panel_use_mathjax")
@@ -330,8 +330,10 @@ def test_page_resources_trims_the_bundle_and_keeps_it_per_kind_of_page(
     original = server.bundle_resources._dplab_original
 
     def roots(text: str) -> list[Any]:
+        # An HTML pane's model as a page root, made directly: what a pane's server_doc makes
+        # depends on Panel's global config, which other tests (serve()) set.
         doc = Document()
-        pn.pane.HTML(text).server_doc(doc)  # (upstream looks at the roots only)
+        doc.add_root(PanelHTML(text=text))
         return list(doc.roots)
 
     def files(bundle: Any) -> list[str]:
