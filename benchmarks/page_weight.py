@@ -116,6 +116,8 @@ PAGES: dict[str, tuple[str, str]] = {
     "cdf": ("/cdf?lang=en", "dp-cdf-eps-slider"),
 }
 BASELINE = "bare"
+# /cdf's sidebar is one component (app/cdf/sidebar.py): its ε slider is a range input in it
+CDF_CONTROLS = "dp-cdf-controls"
 
 
 def move_values(page: str, n: int) -> list[float]:
@@ -187,7 +189,10 @@ async def release(tab: PageTab, css: str, value: float) -> None:
     page's script does (benchmarks/wsclient.py ``slider_patches``)."""
     ix = tab.index
     assert ix is not None
-    if wsclient.LAB_CONTROLS in ix.by_class:  # the lab's controls: one message
+    if css == "dp-cdf-eps-slider" and CDF_CONTROLS in ix.by_class:  # /cdf's sidebar: one message
+        patches = [[wsclient.data_event(ix.by_class[CDF_CONTROLS],
+                                        {"k": "slide", "c": "eps_slider", "v": value})]]
+    elif wsclient.LAB_CONTROLS in ix.by_class:  # the lab's controls: one message
         patches = wsclient.slider_patches(ix.by_class, ix.release_only,
                                           css.removeprefix("dp-slider-"), value)
     else:  # a Bokeh slider (the bare page): BokehJS's two messages, or one when release-only

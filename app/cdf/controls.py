@@ -3,16 +3,19 @@
 Every control writes into :class:`app.cdf.state.CDFState` through ``set_input`` (which checks);
 a rejected value leaves the state as it was, with one message under its control.
 
-This module builds the sidebar's widgets, wires each to its state name, takes every value into
-the state (``_input``), shows the rejections under their controls and syncs the widgets back
-from the state. Two parts with their own concerns are mixins of :class:`CDFControls`: the
-values released only once they settle (the ε slider, the selects that spend; their notes) in
-:mod:`app.cdf.controls_settle`, and the uploaded file's widgets and actions in
-:mod:`app.cdf.controls_upload`.
+This module builds the sidebar's parts (app/cdf/parts.py: plain objects with a widget's
+attributes, shown as ONE component, app/cdf/sidebar.py) and the main area's widgets (the
+degree slider and its box, the stream's controls, two buttons), wires each to its state name,
+takes every value into the state (``_input``), shows the rejections under their controls and
+syncs the controls back from the state. Two parts with their own concerns are mixins of
+:class:`CDFControls`: the values released only once they settle (the ε slider, the selects
+that spend; their notes) in :mod:`app.cdf.controls_settle`, and the uploaded file's parts and
+actions in :mod:`app.cdf.controls_upload`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
 from typing import TYPE_CHECKING, Any
@@ -25,16 +28,18 @@ from app.cdf.controls_settle import SETTLING_SELECTS, SettlingControls
 from app.cdf.controls_upload import UploadControls
 from app.cdf.inputs import DATASETS, METHOD_CHOICES, STREAM_MODES, UPLOAD
 from app.cdf.panes import text_pane
-from app.shell import assets
+from app.cdf.parts import Action, Bar, Check, Choice, Field, Html, Part
+from app.cdf.sidebar import EpsSlider, SidebarPanel, route
+from app.shell import assets, options, theme
 from app.shell.numbers import fmt_input
 from app.shell.widgets import (
     ImmediateIntSlider,
-    ImmediateSlider,
     ImmediateText,
     show_field_error,
 )
 
 if TYPE_CHECKING:
+    from app.cdf.panes import Slot
     from app.cdf.records import Message
     from app.cdf.state import CDFState
     from app.shell.svgplot import LinePlot
@@ -45,9 +50,6 @@ log = logging.getLogger(__name__)
 # Labels and button texts that wrap on a phone in projector type (Bokeh keeps them on one line).
 WRAP_CSS = assets.text("dplab-cdf-wrap.css")
 
-CONTROLS = ("dataset", "n", "eps", "delta", "method", "noise_seed", "upload", "upload_lo",
-            "upload_hi", "stream_parts", "lattice_h")
-
 
 class CDFControls(SettlingControls, UploadControls):
     """Controls of :class:`app.cdf.page.CDFPage` (a mixin: it reads the page's state and
@@ -57,7 +59,7 @@ class CDFControls(SettlingControls, UploadControls):
         state: CDFState
         lang: str
         _errors: dict[str, Message]
-        error: TextPane
+        error: Slot
         degree_side: TextPane
         stale_note: TextPane
         plot_col: pn.Column
@@ -70,47 +72,107 @@ class CDFControls(SettlingControls, UploadControls):
     def _build_widgets(self) -> None:
         s = self.state
         wide: dict[str, Any] = {"sizing_mode": "stretch_width"}
-        self.w_dataset = pn.widgets.Select(label=self.tr("cdf.ctl.dataset"),
-                                           options=self._dataset_options(), value=s.dataset,
-                                           css_classes=["dp-cdf-dataset"], **wide)
-        self.w_n = ImmediateText(label=self.tr("cdf.ctl.n"), value=str(s.n),
-                                 css_classes=["dp-cdf-n"],
-                        **wide)
-        self.w_new_data = pn.widgets.Button(label=self.tr("cdf.ctl.new_data"), color="default",
-                                            css_classes=["dp-cdf-new-data"], **wide)
-        self.w_method = pn.widgets.Select(
-            label=self.tr("cdf.ctl.method"), value=s.method,
+        # the sidebar's parts, in its order (app/cdf/parts.py; one component: app/cdf/sidebar.py)
+        bar = self.bar = Bar()
+        self._side_items: list[Any] = []
+
+        def add(part: Any) -> Any:
+            self._side_items.append(part)
+            return part
+
+        def head(key: str) -> Any:
+            return add(Html(bar, f"h_{key.rsplit('.', 1)[-1]}",
+                            f'<h2 class="dp-side-heading">{html.escape(self.tr(key))}</h2>'))
+
+        def err(c: str) -> Any:
+            self.err[c] = add(Html(bar, f"err_{c}", "", css_classes=[f"dp-cdf-err-{c}"]))
+            return self.err[c]
+
+        def field(key: str, label_key: str, value: str, cls: str, **kw: Any) -> Any:
+            return add(Field(bar, key, label=self.tr(label_key), value=value,
+                             css_classes=[cls], **kw))
+
+        def note(key: str, text: str, **kw: Any) -> Any:
+            return add(Html(bar, key, text, **kw))
+
+        self.err: dict[str, Any] = {}
+        head("cdf.side.data")
+        self.w_dataset = add(Choice(bar, "dataset", label=self.tr("cdf.ctl.dataset"),
+                                    options=self._dataset_options(), value=s.dataset,
+                                    css_classes=["dp-cdf-dataset"]))
+        self._build_settle_notes()
+        add(self.select_notes["dataset"])
+        err("dataset")
+        self.w_n = field("n", "cdf.ctl.n", str(s.n), "dp-cdf-n")
+        err("n")
+        self.data_note = note("data_note", "")
+        self.w_new_data = add(Action(bar, "new_data", label=self.tr("cdf.ctl.new_data"),
+                                     css_classes=["dp-cdf-new-data"]))
+        head("cdf.side.upload")
+        self._build_upload_widgets(add, field, note)
+        err("upload_lo")
+        self.w_hi = field("upload_hi", "cdf.up.hi", "", "dp-cdf-hi", visible=False)
+        err("upload_hi")
+        self.w_range = add(Action(bar, "use_range", label=self.tr("cdf.up.use_range"),
+                                  css_classes=["dp-cdf-use-range"], visible=False))
+        self.range_note = note("range_note", f'<p class="dp-warn dp-cdf-small">'
+                               f'{html.escape(self.tr("cdf.up.range_warning"))}</p>',
+                               visible=False)
+        # a column of whole numbers: the value spacing is OFFERED (off until accepted, one click)
+        self.spacing_note = note("spacing_note", "", visible=False,
+                                 css_classes=["dp-cdf-spacing-suggest"])
+        self.w_spacing = add(Action(bar, "accept_spacing",
+                                    label=self.tr("cdf.up.spacing.accept", h="1"),
+                                    css_classes=["dp-cdf-accept-spacing"], visible=False))
+        self.w_unit = field("upload_unit", "cdf.up.unit", "", "dp-cdf-unit", visible=False,
+                            decimal=False)
+        self.w_forget = add(Action(bar, "forget", label=self.tr("cdf.up.forget"),
+                                   css_classes=["dp-cdf-forget"], visible=False))
+        err("upload")
+        head("cdf.side.lattice")
+        # public value spacing (real data and uploads)
+        self.w_lattice = add(Check(bar, "lattice", label=self.tr("cdf.ctl.lattice"),
+                                   value=s.lattice, css_classes=["dp-cdf-lattice"]))
+        self.w_h = field("lattice_h", "cdf.ctl.lattice_h", fmt_input(s.lattice_h),
+                         "dp-cdf-lattice-h")
+        err("lattice_h")
+        self.lattice_note = note("lattice_note", "", css_classes=["dp-cdf-lattice-pane"])
+        head("cdf.side.release")
+        self.w_method = add(Choice(
+            bar, "method", label=self.tr("cdf.ctl.method"), value=s.method,
             options={self.tr(f"cdf.method.{m}"): m for m in METHOD_CHOICES},
-            css_classes=["dp-cdf-method"], **wide)
-        self.w_eps = ImmediateText(label=self.tr("cdf.ctl.eps"), value=fmt_input(s.eps),
-                          css_classes=["dp-cdf-eps-input"], **wide)
-        self.w_eps_slider = ImmediateSlider(label=self.tr("cdf.ctl.eps_slider"), start=0.05,
-                                            end=10.0,
-                                    step=0.05, value=min(max(s.eps, 0.05), 10.0),
-                                    css_classes=["dp-cdf-eps-slider"],
-                                    stylesheets=[assets.text("dplab-cdf-slider.css")], **wide)
-        self.w_delta = ImmediateText(label=self.tr("cdf.ctl.delta"), value=fmt_input(s.delta),
-                            css_classes=["dp-cdf-delta-input"], **wide)
-        self.w_seed = ImmediateText(label=self.tr("cdf.ctl.noise_seed"), value=str(s.noise_seed),
-                           css_classes=["dp-cdf-seed"], **wide)
-        self.w_new_noise = pn.widgets.Button(label=self.tr("cdf.ctl.new_noise"),
-                                             css_classes=["dp-cdf-new-noise"], **wide)
+            css_classes=["dp-cdf-method"]))
+        add(self.select_notes["method"])
+        err("method")
+        self.w_eps = field("eps", "cdf.ctl.eps", fmt_input(s.eps), "dp-cdf-eps-input")
+        err("eps")
+        self.w_eps_slider = add(EpsSlider(bar, "eps_slider", name=self.tr("cdf.ctl.eps_slider"),
+                                          start=0.05, end=10.0, step=0.05,
+                                          value=min(max(s.eps, 0.05), 10.0),
+                                          css_classes=["dp-cdf-eps-slider"]))
+        add(self.eps_note)
+        self.w_delta = field("delta", "cdf.ctl.delta", fmt_input(s.delta), "dp-cdf-delta-input")
+        err("delta")
+        self.w_seed = field("noise_seed", "cdf.ctl.noise_seed", str(s.noise_seed), "dp-cdf-seed")
+        err("noise_seed")
+        self.secret_note = note("secret", f'<p class="dp-cdf-secret">'
+                                f'{html.escape(self.tr("cdf.secret"))}</p>')
+        self.w_new_noise = add(Action(bar, "new_noise", label=self.tr("cdf.ctl.new_noise"),
+                                      css_classes=["dp-cdf-new-noise"]))
+        head("cdf.side.teacher")
+        self.w_teacher = add(Check(bar, "teacher", label=self.tr("cdf.ctl.teacher"),
+                                   value=s.teacher, css_classes=["dp-cdf-teacher"]))
+        self.teacher_note = note("teacher_note", f'<p class="dp-muted dp-cdf-small">'
+                                 f'{html.escape(self.tr("cdf.teacher.reason"))}</p>')
+
+        # the main area's controls (Panel widgets: the degree slider, the stream)
         self.w_auto = pn.widgets.Checkbox(label=self.tr("cdf.ctl.auto_degree"), value=s.auto_degree,
                                           css_classes=["dp-cdf-auto"])
-        self._build_settle_notes()
         self.w_degree = ImmediateIntSlider(label=self.tr("cdf.ctl.degree"), start=0, end=64,
                                            value=s.degree,
                                            css_classes=["dp-cdf-degree-slider"],
                                            stylesheets=[assets.text("dplab-cdf-slider.css")],
                                            **wide)
-        self.w_teacher = pn.widgets.Checkbox(label=self.tr("cdf.ctl.teacher"), value=s.teacher,
-                                             css_classes=["dp-cdf-teacher"])
-        # public value spacing (real data and uploads)
-        self.w_lattice = pn.widgets.Checkbox(label=self.tr("cdf.ctl.lattice"), value=s.lattice,
-                                             css_classes=["dp-cdf-lattice"])
-        self.w_h = ImmediateText(label=self.tr("cdf.ctl.lattice_h"), value=fmt_input(s.lattice_h),
-                                 css_classes=["dp-cdf-lattice-h"], **wide)
-        self.lattice_note = text_pane("", margin=(0, 10), css_classes=["dp-cdf-lattice-pane"])
         # its long label wraps on a phone (dplab-cdf.css) instead of running off the screen
         self.w_pp_view = pn.widgets.Button(label=self.tr("cdf.ctl.pp_view"), color="primary",
                                            css_classes=["dp-cdf-pp-view"], visible=False,
@@ -121,7 +183,6 @@ class CDFControls(SettlingControls, UploadControls):
         self.w_all = pn.widgets.Button(label=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"],
                                        stylesheets=[views.CSS], max_width=900,
                                        sizing_mode="stretch_width")
-        self._build_upload_widgets()
         # stream
         self.w_stream_mode = pn.widgets.RadioButtonGroup(
             label=self.tr("cdf.stream.mode"), value=s.stream_mode,
@@ -136,32 +197,20 @@ class CDFControls(SettlingControls, UploadControls):
                                          css_classes=["dp-cdf-stream-reset"])
 
         # their labels wrap in projector type on a phone (dplab-cdf-wrap.css)
-        for w in (self.w_dataset, self.w_n, self.w_method, self.w_eps, self.w_delta, self.w_seed,
-                  self.w_h, self.w_column, self.w_lo, self.w_hi, self.w_unit,
-                  self.w_stream_mode, self.w_parts):
+        for w in (self.w_stream_mode, self.w_parts):
             w.stylesheets = [*w.stylesheets, WRAP_CSS]
-
-        # error lines under the controls
-        self.err: dict[str, Any] = {c: text_pane("", margin=(0, 10),
-                                                 css_classes=[f"dp-cdf-err-{c}"])
-                                    for c in CONTROLS}
-        self.secret_note = text_pane(f'<p class="dp-cdf-secret">'
-                                     f'{html.escape(self.tr("cdf.secret"))}'
-                                 "</p>", margin=0)
-        self.teacher_note = text_pane(f'<p class="dp-muted dp-cdf-small">'
-                                  f'{html.escape(self.tr("cdf.teacher.reason"))}</p>',
-                                  margin=(0, 10))
-        self.range_note = text_pane(f'<p class="dp-warn dp-cdf-small">'
-                                f'{html.escape(self.tr("cdf.up.range_warning"))}</p>',
-                                margin=(0, 10), visible=False)
-        self.data_note = text_pane("", margin=(0, 10))
-        self.upload_status = text_pane("", margin=(0, 10), css_classes=["dp-cdf-upload-status"])
+        # the stream's error line (in the main area, under its controls)
+        self.err["stream_parts"] = text_pane("", margin=(0, 10),
+                                             css_classes=["dp-cdf-err-stream_parts"])
 
         def watch(widget: Any, name: str, attr: str = "value") -> None:
-            widget.param.watch(lambda ev: self._input(name, ev.new), attr)
+            if isinstance(widget, Part):
+                widget.watch(lambda ev: self._input(name, ev.new), attr)
+            else:
+                widget.param.watch(lambda ev: self._input(name, ev.new), attr)
 
         for name in SETTLING_SELECTS:
-            self._select(name).param.watch(
+            self._select(name).watch(
                 lambda ev, name=name: self._select_changed(name, ev.new), "value")
         watch(self.w_n, "n")
         watch(self.w_eps, "eps")
@@ -179,13 +228,21 @@ class CDFControls(SettlingControls, UploadControls):
                                       "value_throttled")
         # a field holding typed text not yet committed is being edited (never overwritten)
         self._editing: set[str] = set()
-        fields = {"n": self.w_n, "eps": self.w_eps, "delta": self.w_delta,
-                  "noise_seed": self.w_seed, "stream_parts": self.w_parts, "lattice_h": self.w_h,
-                  "upload_lo": self.w_lo, "upload_hi": self.w_hi, "upload_unit": self.w_unit}
-        for name, w in fields.items():
-            w.param.watch(lambda ev, name=name, w=w: self._typed(name, w, ev.new), "value_input")
-            w.param.watch(lambda _ev, name=name: self._editing.discard(name),
-                          ["value", "enter_pressed"])
+        parts: dict[str, Field] = {
+            "n": self.w_n, "eps": self.w_eps, "delta": self.w_delta, "noise_seed": self.w_seed,
+            "lattice_h": self.w_h, "upload_lo": self.w_lo, "upload_hi": self.w_hi,
+            "upload_unit": self.w_unit}
+
+        def editing(name: str, f: Field) -> None:
+            f.watch(lambda ev: self._typed(name, f, ev.new), "value_input")
+            f.watch(lambda _ev: self._editing.discard(name), "value")
+
+        for name, f in parts.items():  # (the browser keeps a field being typed in itself)
+            editing(name, f)
+        self.w_parts.param.watch(lambda ev: self._typed("stream_parts", self.w_parts, ev.new),
+                                 "value_input")
+        self.w_parts.param.watch(lambda _ev: self._editing.discard("stream_parts"),
+                                 ["value", "enter_pressed"])
         self.w_auto.param.watch(lambda ev: self._input("auto_degree", ev.new), "value")
         self.w_degree.param.watch(lambda ev: self._on_degree(int(ev.new)), "value")
         self.w_new_data.on_click(lambda _: self._safe(self.state.new_class_data))
@@ -280,7 +337,11 @@ class CDFControls(SettlingControls, UploadControls):
             if pane.object != text:
                 pane.object = text
             if c in fields:  # aria-invalid, described by the message (screen readers)
-                show_field_error(fields[c], views.msg(m, self.lang) if m else "")
+                said = views.msg(m, self.lang) if m else ""
+                if isinstance(fields[c], Part):
+                    fields[c].error = said
+                else:
+                    show_field_error(fields[c], said)
         # the plot keeps the last valid state while an input is rejected: say so on it
         stale = views.stale_html(list(self._errors), self.lang)
         if self.stale_note.object != stale:
@@ -357,29 +418,49 @@ class CDFControls(SettlingControls, UploadControls):
         return info
 
     def sidebar(self) -> list[Any]:
-        def h(key: str) -> Any:
-            return pn.pane.HTML(f'<h2 class="dp-side-heading">{html.escape(self.tr(key))}</h2>',
-                                margin=(0, 10))
+        """The sidebar's parts in their order (app/cdf/parts.py; the page shows them as one
+        component, :meth:`sidebar_panel`)."""
+        return list(self._side_items)
 
-        return [
-            h("cdf.side.data"),
-            self.w_dataset, self.select_notes["dataset"], self.err["dataset"],
-            self.w_n, self.err["n"],
-            self.data_note,
-            self.w_new_data,
-            h("cdf.side.upload"),
-            self.w_upload, self.upload_status,
-            self.w_column, self.select_notes["upload_column"],
-            self.w_lo, self.err["upload_lo"], self.w_hi, self.err["upload_hi"],
-            self.w_range, self.range_note, self.spacing_note, self.w_spacing,
-            self.w_unit, self.w_forget, self.err["upload"],
-            h("cdf.side.lattice"),
-            self.w_lattice, self.w_h, self.err["lattice_h"], self.lattice_note,
-            h("cdf.side.release"),
-            self.w_method, self.select_notes["method"], self.err["method"],
-            self.w_eps, self.err["eps"], self.w_eps_slider, self.eps_note,
-            self.w_delta, self.err["delta"],
-            self.w_seed, self.err["noise_seed"], self.secret_note, self.w_new_noise,
-            h("cdf.side.teacher"),
-            self.w_teacher, self.teacher_note,
-        ]
+    def sidebar_panel(self) -> SidebarPanel:
+        """The sidebar as one component (made once per page: its markup is the parts' HTML as
+        they are now; what changes after goes in its values and texts)."""
+        panel = getattr(self, "_side_panel", None)
+        if panel is not None:
+            return panel
+        cls = ["dp-cdf-controls", *(["dp-dark"] if theme.is_dark() else []),
+               *(["dp-large"] if options.is_large() else [])]
+        sheets = [assets.text("dplab-cdf-dark.css")] if theme.is_dark() else []
+        panel = SidebarPanel(on_message=self._side_message, on_file=self._on_upload,
+                             on_error=self._on_upload_error,
+                             markup=self.bar.markup(self._side_items),
+                             busy_text=self.tr("cdf.up.busy"),
+                             sizing_mode="stretch_width", margin=0, css_classes=cls,
+                             stylesheets=sheets)
+
+        def send(values: str, texts: str) -> None:
+            if panel.values != values:
+                panel.values = values
+            if panel.texts != texts:
+                panel.texts = texts
+
+        panel.base, panel.values, panel.texts = self.bar.connect(send)
+        self._side_panel = panel
+        return panel
+
+    def _side_message(self, msg: Any) -> None:
+        """One commit from the sidebar (app/cdf/sidebar.py route), or a part of a file being
+        sent: the changes it makes are sent as one."""
+        doc = pn.state.curdoc
+        live = doc is not None and doc.session_context is not None
+        # (a Bokeh event: its model changes are sent now, as the scheduler's, app/shell/refresh.py)
+        with pn.io.unlocked() if live else contextlib.nullcontext(), self.bar.batch():
+            try:
+                if isinstance(msg, dict) and "k" in msg:
+                    route(self.bar, msg, self._settle_notes())
+                else:
+                    self.sidebar_panel().take_file(msg)
+            except Exception:  # never let an exception reach the browser; keep the page working
+                log.warning("cdf: a control message failed: %r", msg, exc_info=True)
+                self.error.object = views.error_html(("cdf.err.internal", {}), self.lang)
+            self.bar.changed()  # (the number of the commit taken goes back: sliders in flight)

@@ -4,7 +4,8 @@ data source, method and column (``SETTLING_SELECTS``).
 Each arrow key press on a focused slider or select is a change, and every release is booked in
 the privacy ledger: a change is kept pending, with a note under its control, until it settles
 (``SETTLE_MS`` after the last change, or at once on pointer up, an option picked or Enter, as
-the browser says through :class:`app.cdf.widgets.SettleNote`). Only then does it go through
+the browser says through the sidebar's component to :class:`app.cdf.widgets.SettleNote`).
+Only then does it go through
 :meth:`app.cdf.controls.CDFControls._input` like any other value. Kept apart from the other
 controls because this timing (generations, timeouts in the session) is its own concern.
 """
@@ -21,12 +22,13 @@ from app.cdf.widgets import SettleNote
 from app.shell.numbers import fmt_input
 
 if TYPE_CHECKING:
+    from app.cdf.parts import Bar
     from app.cdf.records import Message
+    from app.cdf.sidebar import EpsSlider
     from app.cdf.state import CDFState
-    from app.shell.widgets import ImmediateSlider
 
 # A slider value is released once it settles: this long after its last step (a held or
-# repeated arrow key), or at once on pointer up or Enter (assets/dplab-cdf-settle.js).
+# repeated arrow key), or at once on pointer up or Enter (assets/dplab-cdf-controls.js).
 SETTLE_MS = 600
 
 # The selects whose every change is a release (a new data source, method or column): a value
@@ -44,7 +46,8 @@ class SettlingControls:
         state: CDFState
         _errors: dict[str, Message]
         _syncing: bool
-        w_eps_slider: ImmediateSlider
+        bar: Bar
+        w_eps_slider: EpsSlider
         w_dataset: Any
         w_method: Any
         w_column: Any
@@ -54,21 +57,27 @@ class SettlingControls:
         def _input(self, name: str, value: Any) -> None: ...
 
     def _build_settle_notes(self) -> None:
-        """The pending values (none yet) and the note under each control that has one."""
+        """The pending values (none yet) and the note under each control that has one (parts
+        of the sidebar, app/cdf/widgets.py SettleNote)."""
         # the ε slider's value not yet released, and the browser's "settled" (SETTLE_MS)
         self.eps_pending: float | None = None
         self._settle_gen = 0
-        self.eps_note = SettleNote(on_settle=lambda v: self._safe(self._eps_settled, v),
-                                   slider_class="dp-cdf-eps-slider", margin=(0, 10),
-                                   sizing_mode="stretch_width", css_classes=["dp-cdf-eps-note"])
+        self.eps_note = SettleNote(self.bar, "eps_note",
+                                   lambda v: self._safe(self._eps_settled, v),
+                                   slider_class="dp-cdf-eps-slider",
+                                   css_classes=["dp-cdf-eps-note"])
         # the selects' values not yet released (SETTLING_SELECTS), each with its note
         self.select_pending: dict[str, Any] = {}
         self._select_gen = dict.fromkeys(SETTLING_SELECTS, 0)
         self.select_notes = {
-            name: SettleNote(on_settle=self._settled_handler(name), slider_class=cls,
-                             control_kind="select", margin=(0, 10),
-                             sizing_mode="stretch_width", css_classes=[f"{cls}-note"])
+            name: SettleNote(self.bar, f"{name}_note", self._settled_handler(name),
+                             slider_class=cls, control_kind="select",
+                             css_classes=[f"{cls}-note"])
             for name, cls in SETTLING_SELECTS.items()}
+
+    def _settle_notes(self) -> dict[str, SettleNote]:
+        """The sidebar's control -> the note that takes its "settled" (app/cdf/sidebar.py)."""
+        return {"eps_slider": self.eps_note, **self.select_notes}
 
     # ---- the ε slider: a release once the value settles -------------------------------------
     def _eps_slid(self, value: float) -> None:
@@ -89,7 +98,7 @@ class SettlingControls:
 
         def due() -> None:
             if gen == self._settle_gen:
-                with set_curdoc(doc):
+                with set_curdoc(doc), self.bar.batch():
                     self._safe(self.settle_eps)
 
         doc.add_timeout_callback(due, SETTLE_MS)
@@ -161,7 +170,7 @@ class SettlingControls:
             return False
 
         def due() -> None:
-            with set_curdoc(doc):
+            with set_curdoc(doc), self.bar.batch():
                 fn()
 
         doc.add_timeout_callback(due, SETTLE_MS)

@@ -2,30 +2,29 @@
 column and public bounds shown for it, "use the data's range", the value spacing offered for a
 column of whole numbers, and forgetting the file.
 
-Its widgets are built here and shown only while a file is loaded; an upload changes the data
-source under every other control (a pending choice of data source or column is dropped, every
-widget is synced again). A mixin of :class:`app.cdf.controls.CDFControls`, which wires these
-widgets with the others, takes their values into the state and puts them in the sidebar.
+Its parts of the sidebar (app/cdf/parts.py) are shown only while a file is loaded; an upload
+changes the data source under every other control (a pending choice of data source or column
+is dropped, every part is synced again). A mixin of :class:`app.cdf.controls.CDFControls`,
+which wires these parts with the others, takes their values into the state and puts them in
+the sidebar.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import panel as pn
-
 from app.cdf.inputs import UPLOAD
-from app.cdf.panes import text_pane
+from app.cdf.parts import Choice
+from app.cdf.sidebar import UploadSlot
 from app.cdf.upload import suggest_spacing
-from app.cdf.widgets import UploadBox
 from app.shell.numbers import fmt_input
-from app.shell.widgets import ImmediateText
 
 if TYPE_CHECKING:
+    from app.cdf.parts import Action, Bar, Field, Html
     from app.cdf.records import Message
     from app.cdf.state import CDFState
-    from app.shell.widgets import TextPane
 
 
 class UploadControls:
@@ -38,7 +37,15 @@ class UploadControls:
         _upload_error: Message | None
         _editing: set[str]
         select_pending: dict[str, Any]
-        range_note: TextPane
+        select_notes: dict[str, Any]
+        bar: Bar
+        range_note: Html
+        spacing_note: Html
+        w_hi: Field
+        w_unit: Field
+        w_range: Action
+        w_forget: Action
+        w_spacing: Action
 
         def tr(self, key: str, **fmt: Any) -> str: ...
         def refresh(self, names: set[str] | None) -> None: ...
@@ -47,32 +54,19 @@ class UploadControls:
         def _sync_widgets(self) -> None: ...
         def _drop_pending_data_choice(self) -> None: ...
 
-    def _build_upload_widgets(self) -> None:
-        """The file's box and fields (hidden until a file is loaded) and the spacing offer."""
-        wide: dict[str, Any] = {"sizing_mode": "stretch_width"}
-        self.w_upload = UploadBox(
-            on_file=self._on_upload, on_error=self._on_upload_error,
-            button_text=self.tr("cdf.up.button"), hint_text=self.tr("cdf.up.hint"),
-            busy_text=self.tr("cdf.up.busy"), sizing_mode="stretch_width")
-        self.w_column = pn.widgets.Select(label=self.tr("cdf.up.column"), options=[],
-                                          css_classes=["dp-cdf-column"], visible=False, **wide)
-        self.w_lo = ImmediateText(label=self.tr("cdf.up.lo"), value="", css_classes=["dp-cdf-lo"],
-                         visible=False, **wide)
-        self.w_hi = ImmediateText(label=self.tr("cdf.up.hi"), value="", css_classes=["dp-cdf-hi"],
-                         visible=False, **wide)
-        self.w_unit = ImmediateText(label=self.tr("cdf.up.unit"), value="",
-                                    css_classes=["dp-cdf-unit"],
-                           visible=False, **wide)
-        self.w_range = pn.widgets.Button(label=self.tr("cdf.up.use_range"),
-                                         css_classes=["dp-cdf-use-range"], visible=False, **wide)
-        self.w_forget = pn.widgets.Button(label=self.tr("cdf.up.forget"),
-                                          css_classes=["dp-cdf-forget"], visible=False, **wide)
-        # a column of whole numbers: the value spacing is OFFERED (off until accepted, one click)
-        self.spacing_note = text_pane("", margin=(0, 10), visible=False,
-                                      css_classes=["dp-cdf-spacing-suggest"])
-        self.w_spacing = pn.widgets.Button(label=self.tr("cdf.up.spacing.accept", h="1"),
-                                           css_classes=["dp-cdf-accept-spacing"], visible=False,
-                                           **wide)
+    def _build_upload_widgets(self, add: Callable[[Any], Any], field: Callable[..., Any],
+                              note: Callable[..., Any]) -> None:
+        """The file's picker and fields (hidden until a file is loaded), parts of the sidebar
+        put in its order by ``add`` (``field`` and ``note`` make and add one; the page's
+        sidebar puts the upper bound, the buttons and the notes that follow)."""
+        bar = self.bar
+        self.w_upload = add(UploadSlot(bar, "upload", button=self.tr("cdf.up.button"),
+                                       hint=self.tr("cdf.up.hint")))
+        self.upload_status = note("upload_status", "", css_classes=["dp-cdf-upload-status"])
+        self.w_column = add(Choice(bar, "upload_column", label=self.tr("cdf.up.column"),
+                                   options={}, css_classes=["dp-cdf-column"], visible=False))
+        add(self.select_notes["upload_column"])
+        self.w_lo = field("upload_lo", "cdf.up.lo", "", "dp-cdf-lo", visible=False)
 
     def _on_upload(self, filename: str, payload: bytes) -> None:
         self._drop_pending_data_choice()  # the page switches to the file: a choice is void
@@ -150,8 +144,7 @@ class UploadControls:
         pend = self.select_pending  # a pending choice stays where it was put
         up = s.upload
         show_up = up is not None
-        shown: tuple[pn.viewable.Viewable, ...] = (
-            self.w_column, self.w_lo, self.w_hi, self.w_unit, self.w_range, self.w_forget)
+        shown = (self.w_column, self.w_lo, self.w_hi, self.w_unit, self.w_range, self.w_forget)
         for shown_w in shown:
             shown_w.visible = show_up
         if up is not None:

@@ -16,7 +16,7 @@ import panel as pn
 from app.cdf import views, views_degree
 from app.cdf.inputs import METHODS, PLOT_POINTS
 from app.cdf.methods import STYLE
-from app.cdf.panes import text_pane
+from app.cdf.panes import Slot, text_pane
 from app.cdf.views import metrics_html, table_html
 from app.shell import svgplot, theme
 
@@ -77,17 +77,18 @@ class CDFFigures:
         self._multi_built = False
         self.plot_deg = self.fig_deg
         self.plot_stream = self.fig_stream
-        self.notice = text_pane("", margin=(0, 10), css_classes=["dp-cdf-notices"])
-        self.error = text_pane("", margin=(0, 10), css_classes=["dp-cdf-error"])
-        self.auto_box = text_pane("", margin=(0, 10), css_classes=["dp-cdf-auto-box"])
-        self.metrics = text_pane("", css_classes=["dp-cdf-metrics-pane"])
-        self.privacy = text_pane("", css_classes=["dp-cdf-privacy-pane"])
-        self.sources = text_pane("", css_classes=["dp-cdf-sources-pane"])
+        # texts that share a pane with their neighbours (app/cdf/panes.py; placed by the page)
+        self.notice = Slot(css_classes=["dp-cdf-notices"])
+        self.error = Slot(css_classes=["dp-cdf-error"])
+        self.auto_box = Slot(css_classes=["dp-cdf-auto-box"])
+        self.metrics = Slot(css_classes=["dp-cdf-metrics-pane"])
+        self.privacy = Slot(css_classes=["dp-cdf-privacy-pane"])
+        self.sources = Slot(css_classes=["dp-cdf-sources-pane"])
         self.table = text_pane("", css_classes=["dp-cdf-table-pane"])
-        self.compare = text_pane("", css_classes=["dp-cdf-compare-pane"])
-        self.degree_status = text_pane("", css_classes=["dp-cdf-degree-status-pane"])
+        self.compare = Slot(css_classes=["dp-cdf-compare-pane"])
+        self.degree_status = Slot(css_classes=["dp-cdf-degree-status-pane"])
         self.degree_side = text_pane("", margin=(0, 10), css_classes=["dp-cdf-degree-side"])
-        self.degree_table = text_pane("", css_classes=["dp-cdf-degree-table-pane"])
+        self.degree_table = Slot(css_classes=["dp-cdf-degree-table-pane"])
         self.stream_text = text_pane("", css_classes=["dp-cdf-stream-pane"])
         self.stream_err = text_pane("", css_classes=["dp-cdf-stream-err"])
 

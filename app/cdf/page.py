@@ -2,8 +2,8 @@
 
 State: :class:`app.cdf.state.CDFState` (param only; unit-tested in tests/app/cdf/test_cdf_state.py
 and tests/app/cdf/test_cdf_state_fuzz.py).  Text views: :mod:`app.cdf.views` (pure HTML).  This
-module only
-builds the widgets and Bokeh figures of one session and keeps them in step with the state.
+module only builds the controls (the sidebar as one component, app/cdf/sidebar.py), figures
+and text panes of one session and keeps them in step with the state.
 
 URL (fixed names, both ways): data, n, eps, delta, method (auto|pp|mp|hq|aq|all), degree (an
 integer or auto), seed (noise); lang, size, theme are the template's; extra names dseed (class
@@ -33,11 +33,12 @@ from app.cdf import tour as cdf_tour
 from app.cdf.controls import CDFControls
 from app.cdf.figures import CDFFigures
 from app.cdf.inputs import METHOD_CHOICES, METHODS
-from app.cdf.panes import text_pane
+from app.cdf.panes import Slot, group
 from app.cdf.records import DataUnavailable, Message
+from app.cdf.sidebar import AddressPart
 from app.cdf.state import CDFState
 from app.cdf.views import metrics_html, privacy_html, table_html
-from app.shell import address, exportbar, options
+from app.shell import exportbar, options
 from app.shell import template as layout
 from app.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
 from app.shell.numbers import ascii_number_text
@@ -77,9 +78,11 @@ class CDFPage(CDFControls, CDFFigures):
         self.hide: dict[str, str] = {}
         self._intro: Any = None
         self._side_heads: list[tuple[Any, str, str]] = []  # (pane, key, text shown)
-        self.conceal_note = text_pane("", visible=False, css_classes=["dp-cdf-conceal-note"])
-        self.address = address.AddressBar()
+        self.conceal_note = Slot(visible=False, css_classes=["dp-cdf-conceal-note"])
         self._build_widgets()
+        # the address rides in the sidebar's values (app/cdf/sidebar.py AddressPart)
+        self.address = AddressPart(self.bar)
+        self._find_side_heads()
         self._build_figures()
         self.state.param.watch(self._on_state, [p for p in self.state.param if p != "name"])
         self.refresh(None)
@@ -104,6 +107,10 @@ class CDFPage(CDFControls, CDFFigures):
         if hide == self.hide:
             return
         self.hide = hide
+        with self.bar.batch():
+            self._swap_hidden(hide)
+
+    def _swap_hidden(self, hide: dict[str, str]) -> None:
         self._syncing = True
         try:
             self.w_seed.label = self.tr("cdf.ctl.noise_seed")
@@ -157,16 +164,15 @@ class CDFPage(CDFControls, CDFFigures):
             finally:
                 self._syncing = False
 
-    def sidebar(self) -> list[Any]:
-        items = super().sidebar()
-        # the headings a tour step may swap (found by their text: CDFControls builds them)
+    def _find_side_heads(self) -> None:
+        """The sidebar's headings a tour step may swap (found by their text, as CDFControls
+        built them; before any is hidden)."""
         self._side_heads = []
         for key in {k for swap in cdf_tour.CONCEAL.values() for k in swap}:
             shown = html.escape(self.tr(key))
-            for it in items:
+            for it in self.sidebar():
                 if isinstance(getattr(it, "object", None), str) and f">{shown}</h2>" in it.object:
                     self._side_heads.append((it, key, shown))
-        return items
 
     # ---- state -> page ------------------------------------------------------------------------
     def _on_state(self, *events: Any) -> None:
@@ -174,7 +180,12 @@ class CDFPage(CDFControls, CDFFigures):
         # Button clicks arrive as Bokeh events, outside Panel's hold: without unlocked() their
         # model changes could wait in the document until the next event (measured: 1-2 of 15
         # "new noise" clicks showed nothing until the next click). The scheduler sends them now.
-        self._refresh.now(self._safe, self.refresh, names)
+        self._refresh.now(self._refresh_batched, names)
+
+    def _refresh_batched(self, names: set[str] | None) -> None:
+        with self.bar.batch():  # the sidebar's changes go as one message ...
+            self._safe(self.refresh, names)
+            self.bar.send_now()  # ... with the card's (inside the scheduler's unlocked())
 
     def _refresh_upload(self) -> None:
         self.upload_status.object = views.upload_status_html(self.state, self.lang,
@@ -320,20 +331,14 @@ class CDFPage(CDFControls, CDFFigures):
         return _MD.render(self.tr("cdf.intro"))
 
     def main(self) -> list[Any]:
-        intro = text_pane(self._intro_text(), css_classes=["dp-cdf-intro"])
+        intro = Slot(self._intro_text(), css_classes=["dp-cdf-intro"])
         self._intro = intro
 
-        def h2(key: str) -> Any:
-            return text_pane(f"<h2>{html.escape(self.tr(key))}</h2>")
+        def h2(key: str) -> str:
+            return f"<h2>{html.escape(self.tr(key))}</h2>"
 
-        deg_intro = text_pane(f"<p>{html.escape(self.tr('cdf.dplot.intro'))}</p>")
-        stream_intro = text_pane(f"<p>{html.escape(self.tr('cdf.stream.intro'))}</p>")
-        cards = pn.FlexBox(
-            pn.Column(self.metrics, sizing_mode="stretch_width", min_width=280,
-                      styles={"flex": "1 1 380px"}),
-            pn.Column(self.privacy, sizing_mode="stretch_width", min_width=280,
-                      styles={"flex": "1.2 1 420px"}),
-            sizing_mode="stretch_width", gap="16px")
+        deg_intro = f"<p>{html.escape(self.tr('cdf.dplot.intro'))}</p>"
+        stream_intro = f"<p>{html.escape(self.tr('cdf.stream.intro'))}</p>"
         # The first screen (1366x768 and the projector): the private curve, and next to it the
         # degree slider above the error-vs-degree plot; on a phone the slider comes right
         # under the curve (the flex box wraps).
@@ -344,16 +349,23 @@ class CDFPage(CDFControls, CDFFigures):
         first = pn.FlexBox(
             self.plot_col,
             degree_box, sizing_mode="stretch_width", gap="12px", css_classes=["dp-cdf-first"])
+        bar = self.bar
+        # Texts one under the other share one pane (app/cdf/panes.py): the notices, the
+        # introduction and what is said above the curve; the methods compared, the two cards
+        # side by side (they wrap on a phone) and the data sources; the error-by-degree part's
+        # words and table, and the stream's heading.
+        head = group(self.notice, intro, self.conceal_note, self.error, self.auto_box, bar=bar,
+                     margin=(0, 10))
+        cards = group(self.compare, '<div class="dp-cdf-cards">', self.metrics, self.privacy,
+                      "</div>", self.sources, bar=bar)
+        degree = group(h2("cdf.dplot.heading"), deg_intro, self.degree_status,
+                       self.degree_table, h2("cdf.stream.heading"), stream_intro, bar=bar)
         # Left out of print (widgets.screen_only): the buttons and the stream's controls (the
         # stream's text says what was released); the save bar leaves itself out.
         return [
-            self.address.pane, self.notice, intro, self.conceal_note, self.error,
-            self.auto_box, screen_only(self.w_pp_view),
+            head, screen_only(self.w_pp_view),
             first, self.multiples, self.table, screen_only(self.w_all),
-            self.compare, cards, self.sources,
-            h2("cdf.dplot.heading"), deg_intro, self.degree_status,
-            self.degree_table,
-            h2("cdf.stream.heading"), stream_intro,
+            cards, degree,
             screen_only(pn.FlexBox(self.w_stream_mode, self.w_parts,
                                    sizing_mode="stretch_width", css_classes=["dp-cdf-stream-ctl"])),
             self.err["stream_parts"],
@@ -383,13 +395,14 @@ def create_page(lang: str | None = None) -> Any:
     if pn.state.curdoc is not None:
         # the upload lives in this session only: drop it when the session ends
         pn.state.on_session_destroyed(lambda _ctx: state.discard())
-        # the complete state goes into the address (AddressBar sends it once the page is there)
+        # the complete state goes into the address (sent with the sidebar's first values)
         # a rejected page option (lang=fr) leaves the address: a copied link repeats no notice
         page.address.update(**{name: "" for name, _ in options.bad_options()})
         page._flush_url()
     return layout.page(lang=lang, title=t("cdf.title", lang), path="/cdf",
                        main=[*tour_objs, *page.main()],
-                       sidebar=page.sidebar(), sidebar_width=480 if options.is_large() else 380)
+                       sidebar=[page.sidebar_panel()],
+                       sidebar_width=480 if options.is_large() else 380)
 
 
 _WARM = False

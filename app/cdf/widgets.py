@@ -1,12 +1,18 @@
-"""A CSV upload control for the /cdf page that keeps the file in the session's memory only.
+"""Two pieces of /cdf's sidebar (app/cdf/sidebar.py): the CSV upload's transfer and the note
+on a value not yet released.
 
-Why not ``pn.widgets.FileInput``: it sends the whole file as one websocket message, and Bokeh
-closes the connection when a message exceeds its 20 MiB limit (base64 makes a 15 MB file too
-big), which would end the student's session.  Here the browser checks the size against
+:class:`UploadBox`, a CSV upload that keeps the file in the session's memory only. Why not
+``pn.widgets.FileInput``: it sends the whole file as one websocket message, and Bokeh closes
+the connection when a message exceeds its 20 MiB limit (base64 makes a 15 MB file too big),
+which would end the student's session.  Here the browser checks the size against
 MAX_UPLOAD_BYTES *before* sending and then sends 1 MiB base64 chunks; the server checks again and
 hands the bytes to a callback.  Nothing is written to disk; the bytes live in this component
-(one per session) until the callback has parsed them, then they are dropped.
-No imports in the module below: it loads nothing from anywhere (offline).
+(one per session) until the callback has parsed them, then they are dropped. The sidebar's
+component (app/cdf/sidebar.py SidebarPanel) is an UploadBox: its file picker sends these
+chunks (assets/dplab-cdf-controls.js; assets/dplab-upload.js is the box on its own).
+No imports in the modules: they load nothing from anywhere (offline).
+
+:class:`SettleNote`, a part of the sidebar (app/cdf/parts.py), not a component of its own.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any, ClassVar
 
 import param
 
+from app.cdf.parts import Bar, Part, e
 from app.cdf.upload import MAX_UPLOAD_BYTES
 from app.shell import assets
 from app.shell.plainjs import PlainJS
@@ -101,30 +108,28 @@ class UploadBox(PlainJS):
             self._on_file(p["name"], payload)
 
 
-class SettleNote(PlainJS):
-    """The note on a value not yet released (a live region), and the browser's word that the
-    control has settled (assets/dplab-cdf-settle.js): pointer up or Enter on a slider's handle,
-    an option picked or Enter on a select.
+class SettleNote(Part):
+    """The note on a value not yet released (a live region in the sidebar's component,
+    app/cdf/sidebar.py), and the browser's word that the control has settled: pointer up or
+    Enter on the ε slider, an option picked or Enter on a select.
 
     The server keeps the pending value and its 600 ms pause (app/cdf/controls_settle.py); this
-    component only shows ``text`` and passes each "settled" message, with the value shown on
-    the control (a number for a slider, the option's text as the select holds it for a
-    select), to ``on_settle``.
+    part only shows ``text`` and passes each "settled" message, with the value shown on the
+    control (a number for a slider, the option's text as the select holds it for a select), to
+    ``on_settle``. ``slider_class`` names the control it watches, ``control_kind`` says what it
+    is ("slider" or "select").
     """
 
-    text = param.String(default="", doc="The note on the pending value ('' when none).")
-    slider_class = param.String(default="", doc="CSS class of the control it watches.")
-    control_kind: str = param.Selector(  # type: ignore[assignment]
-        default="slider", objects=["slider", "select"], constant=True,
-        doc="The control it watches (a select's value is the option's text).")
+    kind = "note"
+    SHOWN = frozenset({"text", "visible", "css_classes"})
 
-    _esm = assets.path("dplab-cdf-settle.js")
-
-    _stylesheets: ClassVar[list[str]] = [assets.text("dplab-cdf.css")]
-
-    def __init__(self, on_settle: Callable[[Any], None], **params: Any) -> None:
-        super().__init__(**params)
-        self._on_settle = on_settle
+    def __init__(self, bar: Bar, key: str, on_settle: Callable[[Any], None], *,
+                 slider_class: str, control_kind: str = "slider", **attrs: Any) -> None:
+        if control_kind not in ("slider", "select"):
+            raise ValueError(f"control_kind {control_kind!r}")
+        super().__init__(bar, key, text="", slider_class=slider_class,
+                         control_kind=control_kind, **attrs)
+        self.__dict__["_on_settle"] = on_settle
 
     def _handle_msg(self, data: Any) -> None:
         try:
@@ -139,3 +144,14 @@ class SettleNote(PlainJS):
                     self._on_settle(value)
         except (TypeError, ValueError):
             log.warning("cdf settle: message rejected", exc_info=True)
+
+    def html(self) -> str:
+        # one class per kind: the ε slider's note stays the page's only .dp-cdf-pending
+        cls = "dp-cdf-choice-pending" if self.control_kind == "select" else "dp-cdf-pending"
+        on = " dp-cdf-pending-on" if self.text else ""
+        return (f'<div class="{e(self.classes("dp-part"))}" data-p="{e(self.key)}"'
+                f'{self.hidden()}><p class="{cls}{on}" role="status" aria-live="polite">'
+                f'{e(self.text)}</p></div>')
+
+    def state(self) -> Any:
+        return self.text
