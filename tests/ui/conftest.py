@@ -77,7 +77,9 @@ def start_server(log_name: str, env_extra: dict[str, str] | None = None,
     ``test-artifacts/<log_name>``; returns once ``probe`` answers (fails the test after 60 s)."""
     port = _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / log_name
+    # scripts/run-tests runs several groups at once: each its own log files
+    group = os.environ.get("DPLAB_TEST_GROUP", "")
+    log = ARTIFACTS / (f"{group}-{log_name}" if group else log_name)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
            **(env_extra or {})}
     for name in drop:
