@@ -72,7 +72,8 @@ JS_RENDERED = r"""
     // The first screen: the card, the curve's text and the densities' figure (the ε–δ curve
     // and the simulation join the page when scrolled to), every figure there laid out.
     const ok = window.__deep('.dp-verdict') && window.__deep('.dp-curve-text table')
-      && window.__deep('.dp-density-plot svg.dp-svg path.dp-dens-d0')
+      // (the figure is inside its component's shadow root: no selector across the boundary)
+      && window.__deep('svg.dp-svg path.dp-dens-d0')
       && window.__deepAll('.bk-Figure').every(f => f.getBoundingClientRect().width > 0);
     if (ok) resolve(performance.now()); else requestAnimationFrame(tick);
   };
