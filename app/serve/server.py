@@ -375,6 +375,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     import panel as pn
 
     from app.serve import hardening, logs, origin, plain_pages, room_wiring, static_gzip
+    from app.shell.plainjs import serve_by_address
 
     # Nothing about a student or a browser in the log (app/serve/logs.py), from the start.
     logs.install()
@@ -410,6 +411,8 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         title="dplab",
         static_dirs={"assets": str(ASSETS_DIR)},
         extra_patterns=[*plain_pages.routes(),
+                        # components' modules by address, once per page (app/shell/plainjs.py)
+                        *serve_by_address(),
                         *room_wiring.plain_routes(
                             https=os.environ.get("DPLAB_HTTPS", "") in ("1", "true", "yes")),
                         (r"/healthz", hardening.HealthHandler,

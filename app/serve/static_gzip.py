@@ -4,8 +4,9 @@ Tornado's ``compress_response`` compresses every response anew. A cold /lab load
 ~3.5 MB of Bokeh, Panel and Fast scripts and styles, so when a class opened the page at once,
 compressing those same files again for every student took ~27 % of the server's CPU (py-spy,
 ``benchmarks/classroom_load.py open``). Here a static file (a GET under ``/static/``
-or ``/assets/`` answered 200 with an ETag) is compressed once per process and version and then
-served from memory; everything else is compressed as Tornado does it. Behind
+or ``/assets/``, or a component's module under ``/modules/``, answered 200 with an ETag) is
+compressed once per process and version and then served from memory; everything else is
+compressed as Tornado does it. Behind
 ``scripts/serve-prod`` HAProxy caches these compressed copies (its own compression, libslz at
 one fixed level, sent 1.53 MB for a cold /lab instead of 0.96 MB: benchmarks/first_load.py) and
 compresses only
@@ -21,7 +22,7 @@ from typing import ClassVar
 from tornado import httputil
 from tornado.web import GZipContentEncoding
 
-STATIC_PREFIXES = ("/static/", "/assets/")
+STATIC_PREFIXES = ("/static/", "/assets/", "/modules/")  # modules: app/shell/plainjs.py
 MAX_ENTRIES = 256  # distinct file versions kept (ours and the bundles: ~40)
 
 

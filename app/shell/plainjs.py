@@ -23,19 +23,37 @@ per-instance copy of each of them (~25 per component): ~5 ms of a /lab build's 5
 (benchmarks/build_cost.py, 2026-12-06 evening) and ~200 objects kept per page. Only the
 parameter objects (bounds, docs, flags) are shared, never the values; none of ours changes
 a parameter object at run time.
+
+And a served page names its modules by address instead of carrying their text
+(:func:`serve_by_address`, called by the server): a model's ``esm`` is then
+``/modules/<Class>-<hash>.js`` with Panel's ``bundle = "url"``, which Panel's JavaScript
+imports by that address and keeps one module per address for the page. Before, every model
+carried its module in the document a session pulls (Bokeh's websocket messages are not
+compressed): ~110 kB of /lab's 261 kB (the four figures' modules each with the 15 kB of shared
+helpers), and the same 12 kB once per controls component on /cdf. The address names the
+content (a hash of the text), so every worker of a balancer answers it the same and a
+browser may keep it for a year (:class:`ModuleHandler`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import panel as pn
+import tornado.web
 from param.parameterized import no_instance_params
+
+from app.shell.urls import href
 
 # (class, compiled, server) -> the module text Panel made for it; text -> its bundle name
 _ESM: dict[tuple[type, Any, bool], str] = {}
 _KEYS: dict[str, str] = {}
+# Served pages only (serve_by_address): bundle name -> module text, what /modules/ answers
+_BY_NAME: dict[str, str] = {}
+_SERVED = False
+MODULES_PATH = "/modules/"
 
 
 class PlainJS(pn.custom.JSComponent):
@@ -70,4 +88,59 @@ class PlainJS(pn.custom.JSComponent):
                 digest = hashlib.sha256(esm.encode()).hexdigest()[:16]
                 name = _KEYS[esm] = f"dplab-{type(self).__name__}-{digest}"
             props["bundle"] = name
+            if _SERVED:
+                _BY_NAME.setdefault(name, esm)
+                props["bundle"] = "url"  # Panel's JavaScript imports props["esm"] as an address
+                props["esm"] = href(f"{MODULES_PATH}{name}.js")
         return props
+
+
+def components() -> list[type[PlainJS]]:
+    """Every concrete :class:`PlainJS` class imported so far."""
+    seen: list[type[PlainJS]] = []
+    todo = list(PlainJS.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        if not cls.abstract:  # (a base such as app.shell.svgplot.SvgPlot has no module)
+            seen.append(cls)
+        todo.extend(cls.__subclasses__())
+    return seen
+
+
+def module_text(name: str) -> str | None:
+    """The module text of bundle ``name`` (``dplab-<Class>-<hash>``), or None. A worker that
+    has not made a model of that class yet finds it among the classes it imported."""
+    got = _BY_NAME.get(name)
+    if got is None:
+        for cls in components():
+            if name.startswith(f"dplab-{cls.__name__}-"):
+                esm = cls._render_esm(True, server=False)
+                key = _KEYS.get(esm) or (
+                    f"dplab-{cls.__name__}-{hashlib.sha256(esm.encode()).hexdigest()[:16]}")
+                _KEYS[esm] = key
+                _BY_NAME.setdefault(key, esm)
+        got = _BY_NAME.get(name)
+    return got
+
+
+class ModuleHandler(tornado.web.RequestHandler):
+    """``GET /modules/<name>.js``: a component's module (see the module docstring). The name
+    holds a hash of the text, so the answer never changes: cached for a year, immutable."""
+
+    def get(self, name: str) -> None:
+        text = module_text(name) if re.fullmatch(r"dplab-\w+-[0-9a-f]{16}", name) else None
+        if text is None:
+            raise tornado.web.HTTPError(404)
+        self.set_header("Content-Type", "text/javascript; charset=utf-8")
+        self.set_header("Cache-Control", "public, max-age=31536000, immutable")
+        self.finish(text)
+
+    head = get  # the same status and headers; tornado sends no body
+
+
+def serve_by_address() -> list[tuple[str, type[tornado.web.RequestHandler]]]:
+    """From now on, models name their module by address; the route that answers it (for the
+    server's ``extra_patterns``, which Bokeh puts behind the URL prefix)."""
+    global _SERVED
+    _SERVED = True
+    return [(MODULES_PATH + r"([\w-]+)\.js", ModuleHandler)]

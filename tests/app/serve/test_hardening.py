@@ -190,6 +190,10 @@ def test_serve_wires_limits_headers_prefix_and_never_autoreload(
     # Process-wide tuning (GC, Bokeh patches) is not what this test is about: keep it out of
     # the test process.
     monkeypatch.setattr(server, "tune_process", lambda: {}, raising=False)
+    import app.shell.plainjs
+
+    # (serve() makes this process's models name their modules by address: undone after)
+    monkeypatch.setattr(app.shell.plainjs, "_SERVED", False)
     try:
         server.serve(address="127.0.0.1", port=5999, prefix="/course/", max_sessions=7,
                      max_message_bytes=4096, frame_ancestors=["https://lms.example.org"],
@@ -206,6 +210,7 @@ def test_serve_wires_limits_headers_prefix_and_never_autoreload(
     assert set(seen["pages"]) >= {"/lab"}
     patterns = [p for p, *_ in seen["extra_patterns"]]
     assert "/healthz" in patterns and "/" in patterns
+    assert r"/modules/([\w-]+)\.js" in patterns and app.shell.plainjs._SERVED
     health = next(x for x in seen["extra_patterns"] if x[0] == "/healthz")
     assert health[2] == {"worker": "w9", "max_sessions": 7}
     assert len(fake._tornado.transforms) == 1

@@ -111,3 +111,74 @@ def test_a_browser_change_still_reaches_a_component_with_shared_parameters() -> 
     assert bridge.event == "n#1" and other.event == ""
     assert not type(bridge).param["event"].readonly
     assert not type(bridge).param["event"].constant
+
+
+# ---- served pages name their modules by address (app.shell.plainjs.serve_by_address) ---------
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app.shell.plainjs, "_SERVED", True)
+
+
+@pytest.mark.parametrize("cls", components(), ids=lambda c: c.__name__)
+def test_a_served_model_names_its_module_by_an_address_of_its_content(
+        cls: type[PlainJS], served: None) -> None:
+    props = make(cls)._get_properties(None)
+    # Panel's JavaScript imports esm as an address when bundle is "url", one module per address
+    assert props["bundle"] == "url"
+    m = re.fullmatch(rf"/modules/(dplab-{cls.__name__}-[0-9a-f]{{16}})\.js", props["esm"])
+    assert m, props["esm"]
+    text = app.shell.plainjs.module_text(m.group(1))
+    assert text == pn.custom.JSComponent._render_esm.__func__(cls, True, server=False)
+    assert "export function render" in text
+
+
+def test_the_module_address_sits_behind_the_url_prefix(served: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DPLAB_PREFIX", "/course")
+    esm = app.shell.tour.KeyBridge()._get_properties(None)["esm"]
+    assert esm.startswith("/course/modules/dplab-KeyBridge-")
+
+
+def test_a_worker_that_made_no_such_model_knows_the_module(served: None) -> None:
+    # Behind a balancer the module's address may reach another worker than the page's.
+    name = app.shell.exportbar.ExportBar()._get_properties(None)["esm"].split("/")[-1][:-3]
+    app.shell.plainjs._BY_NAME.pop(name)
+    assert "export function render" in (app.shell.plainjs.module_text(name) or "")
+    assert app.shell.plainjs.module_text("dplab-ExportBar-0000000000000000") is None
+    assert app.shell.plainjs.module_text("dplab-NoSuchThing-0000000000000000") is None
+
+
+def test_the_module_route_answers_the_text_and_refuses_other_names(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    import tornado.httpclient
+    import tornado.httpserver
+    import tornado.web
+
+    monkeypatch.setattr(app.shell.plainjs, "_SERVED", False)  # (set again by the next line)
+    routes = app.shell.plainjs.serve_by_address()
+    monkeypatch.setattr(app.shell.plainjs, "_SERVED", False)  # the route is tested, not models
+    name = app.shell.tour.KeyBridge()._get_properties(None)["bundle"]
+
+    async def fetch_all() -> list[tuple[int, str, str]]:
+        from tornado.testing import bind_unused_port
+
+        sock, port = bind_unused_port()
+        server = tornado.httpserver.HTTPServer(tornado.web.Application(routes))
+        server.add_sockets([sock])
+        client = tornado.httpclient.AsyncHTTPClient()
+        out = []
+        try:
+            for path in (f"/modules/{name}.js", "/modules/dplab-KeyBridge-0123456789abcdef.js",
+                         "/modules/..%2Fapp.js"):
+                r = await client.fetch(f"http://127.0.0.1:{port}{path}", raise_error=False)
+                out.append((r.code, r.headers.get("Cache-Control", ""), r.body.decode()))
+        finally:
+            server.stop()
+        return out
+
+    ok, unknown, odd = asyncio.run(fetch_all())
+    assert ok[0] == 200 and "immutable" in ok[1] and "export function render" in ok[2]
+    assert unknown[0] == 404 and odd[0] == 404
