@@ -1,15 +1,18 @@
-// dplab: /cdf's sidebar in one component (app/cdf/sidebar.py SidebarPanel; its parts:
-// app/cdf/parts.py; style: dplab-lab-controls.css, then dplab-cdf-controls.css).
+// dplab: /cdf's controls, a group of parts in one component (app/cdf/component.py
+// PartsPanel: the sidebar, app/cdf/sidebar.py SidebarPanel; the main area's degree box and
+// stream controls; their parts: app/cdf/parts.py; style: dplab-lab-controls.css, then
+// dplab-cdf-controls.css, and dplab-cdf-main-controls.css in the main area).
 // The server sends the markup once (labels, names, values) with `base` (what each part showed
 // then) and then two small JSON texts when they change, each with the parts that differ from
 // `base`: `values` (part -> what it shows; `ack`, the number of the last message taken)
 // and `texts` (an HTML part -> [its HTML, shown]; a control -> its label; a select -> [its
 // label, its options]). Each commit of the student is one message:
 //   {k: "text", c, v}     Enter in a field, or leaving a field whose text changed
-//   {k: "select", c, v}   a choice (the option's text, as the select holds it)
+//   {k: "select", c, v}   a choice (the option's text, as the select or radio holds it)
 //   {k: "settle", c, v}   the ε slider or a select settled: the pointer let go, an option
 //                         picked, Enter (the server releases a pending value at once)
-//   {k: "slide", c, v}    a step of the ε slider (a key press, or a drag let go)
+//   {k: "slide", c, v}    a step of a slider: the ε slider's key press or drag let go; a
+//                         live slider's (data-live, the degree) every step, drags included
 //   {k: "check", c, v}    a checkbox;   {k: "click", c}   a button
 // (each with n, its number). The CSV file goes in chunks, as app/cdf/widgets.py UploadBox's.
 // A field being edited is never overwritten by the server's values (it would lose what is
@@ -26,7 +29,7 @@ function b64(bytes) {
 }
 
 function numText(v) {
-  return "ε = " + String(Math.round(Number(v) * 1e4) / 1e4);
+  return String(Math.round(Number(v) * 1e4) / 1e4);
 }
 
 export function render({ model, el }) {
@@ -39,7 +42,7 @@ export function render({ model, el }) {
   for (const box of root.querySelectorAll("[data-p]")) parts[box.dataset.p] = box;
   const dirty = new Set();     // fields edited since their last commit
   const lastSent = {};
-  let dragging = false;        // the ε slider held by a pointer
+  const dragging = {};         // slider -> held by a pointer
 
   // ---- text fields ------------------------------------------------------------------------
   const fields = {};
@@ -97,6 +100,16 @@ export function render({ model, el }) {
     });
   }
 
+  // ---- radio groups (a row of buttons): a choice is sent at once (arrow keys move it) -------
+  const radios = {};
+  for (const [c, box] of Object.entries(parts)) {
+    if (!box.classList.contains("dp-radios")) continue;
+    radios[c] = [...box.querySelectorAll("input[type=radio]")];
+    for (const r of radios[c]) {
+      r.addEventListener("change", () => { if (r.checked) send({ k: "select", c, v: r.value }); });
+    }
+  }
+
   // ---- checkboxes and buttons ---------------------------------------------------------------
   const checks = {};
   const buttons = {};
@@ -112,38 +125,43 @@ export function render({ model, el }) {
     }
   }
 
-  // ---- the ε slider: each step is sent; the pointer let go or Enter settles it -------------
-  let slider = null;
-  let sliderKey = null;
+  // ---- sliders: the ε slider sends each step (a key, a drag let go) and settles when the
+  // pointer is let go or on Enter; a live slider (data-live: the degree) sends every step ---
+  const sliders = {};
+  const shows = {};            // slider -> its value is shown after the label
   for (const [c, box] of Object.entries(parts)) {
     const r = box.querySelector("input[type=range]");
-    if (r) { slider = r; sliderKey = c; }
+    if (r) { sliders[c] = r; shows[c] = true; }
   }
-  const readout = () => {
-    const text = numText(slider.value);
-    slider.setAttribute("aria-valuetext", text);
-    const out = slider.parentElement.querySelector(".dp-slider-value");
-    if (out) out.textContent = text;
+  const readout = (c) => {
+    const r = sliders[c];
+    const fmt = parts[c].dataset.fmt;
+    const text = fmt ? fmt.replace("{}", numText(r.value)) : numText(r.value);
+    if (fmt) r.setAttribute("aria-valuetext", text);
+    const out = parts[c].querySelector(".dp-slider-value");
+    const shown = shows[c] ? text : "";
+    if (out && out.textContent !== shown) out.textContent = shown;
   };
-  if (slider) {
-    slider.addEventListener("input", readout);
-    slider.addEventListener("change", () => {
-      readout();
-      send({ k: "slide", c: sliderKey, v: Number(slider.value) });
-    });
-    slider.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") send({ k: "settle", c: sliderKey, v: Number(slider.value) });
-    });
-    slider.addEventListener("pointerdown", () => { dragging = true; });
+  for (const [c, r] of Object.entries(sliders)) {
+    const live = parts[c].dataset.live === "1";
+    const step = () => send({ k: "slide", c, v: Number(r.value) });
+    r.addEventListener("input", () => { readout(c); if (live) step(); });
+    r.addEventListener("change", () => { readout(c); if (!live) step(); });
+    r.addEventListener("pointerdown", () => { dragging[c] = true; });
     const up = () => {
-      if (!dragging) return;
-      dragging = false;
+      if (!dragging[c]) return;
+      dragging[c] = false;
       // after the range's own change (the released value)
-      setTimeout(() => send({ k: "settle", c: sliderKey, v: Number(slider.value) }), 0);
+      if (!live) setTimeout(() => send({ k: "settle", c, v: Number(r.value) }), 0);
     };
-    slider.addEventListener("pointerup", up);
-    slider.addEventListener("pointercancel", up);
-    slider.addEventListener("blur", () => { dragging = false; });
+    r.addEventListener("pointerup", up);
+    r.addEventListener("pointercancel", up);
+    r.addEventListener("blur", () => { dragging[c] = false; });
+    if (!live) {
+      r.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") send({ k: "settle", c, v: Number(r.value) });
+      });
+    }
   }
 
   // ---- the CSV file: checked for size, then sent in 1 MiB chunks ---------------------------
@@ -234,12 +252,29 @@ export function render({ model, el }) {
         const [disabled, visible] = state;
         buttons[c].disabled = disabled;
         show(box, visible);
-      } else if (c === sliderKey) {
-        // a step in flight or a held handle: the handle stays where the student has it
-        if (!dragging && !inFlight && Number(slider.value) !== state) {
-          slider.value = String(state);
-          readout();
+      } else if (radios[c]) {
+        const [shown, disabled, visible] = state;
+        for (const r of radios[c]) {
+          if (r.checked !== (r.value === shown)) r.checked = r.value === shown;
+          r.disabled = disabled;
         }
+        show(box, visible);
+      } else if (sliders[c]) {
+        // the ε slider: its position; another: [position, disabled, shown, min, max, value shown]
+        const r = sliders[c];
+        let value = state;
+        if (Array.isArray(state)) {
+          const [at, disabled, visible, lo, hi, showValue] = state;
+          value = at;
+          if (r.min !== String(lo)) r.min = String(lo);
+          if (r.max !== String(hi)) r.max = String(hi);
+          r.disabled = disabled;
+          show(box, visible);
+          shows[c] = showValue;
+        }
+        // a step in flight or a held handle: the handle stays where the student has it
+        if (!dragging[c] && !inFlight && Number(r.value) !== value) r.value = String(value);
+        readout(c);
       } else if (typeof state === "string") {  // a pending note
         const p = box.querySelector("p");
         if (p.textContent !== state) p.textContent = state;
@@ -264,7 +299,16 @@ export function render({ model, el }) {
         }
       } else if (buttons[c]) {
         if (buttons[c].textContent !== state) buttons[c].textContent = state;
-      } else if (fields[c] || checks[c] || c === sliderKey) {
+      } else if (radios[c]) {  // the group's name and its options' texts
+        const [label, opts] = state;
+        if (box.getAttribute("aria-label") !== label) box.setAttribute("aria-label", label);
+        radios[c].forEach((r, i) => {
+          if (i >= opts.length || r.value === opts[i]) return;
+          r.value = opts[i];
+          r.nextElementSibling.textContent = opts[i];
+          options = true;
+        });
+      } else if (fields[c] || checks[c] || sliders[c]) {
         setLabel(box, state);
       } else {  // an HTML part
         const [text, visible] = state;

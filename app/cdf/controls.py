@@ -24,19 +24,26 @@ import panel as pn
 import param
 
 from app.cdf import views
+from app.cdf.component import PartsPanel
 from app.cdf.controls_settle import SETTLING_SELECTS, SettlingControls
 from app.cdf.controls_upload import UploadControls
 from app.cdf.inputs import DATASETS, METHOD_CHOICES, STREAM_MODES, UPLOAD
-from app.cdf.panes import text_pane
-from app.cdf.parts import Action, Bar, Check, Choice, Field, Html, Part
-from app.cdf.sidebar import EpsSlider, SidebarPanel, route
+from app.cdf.parts import (
+    Action,
+    Bar,
+    Check,
+    Choice,
+    Field,
+    Html,
+    Part,
+    Radio,
+    Slider,
+    Text,
+    route,
+)
+from app.cdf.sidebar import EpsSlider, SidebarPanel
 from app.shell import assets, options, theme
 from app.shell.numbers import fmt_input
-from app.shell.widgets import (
-    ImmediateIntSlider,
-    ImmediateText,
-    show_field_error,
-)
 
 if TYPE_CHECKING:
     from app.cdf.panes import Slot
@@ -47,8 +54,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Labels and button texts that wrap on a phone in projector type (Bokeh keeps them on one line).
-WRAP_CSS = assets.text("dplab-cdf-wrap.css")
+# The main area's components of parts: the look of the Panel widgets they replace.
+MAIN_CSS = assets.text("dplab-cdf-main-controls.css")
 
 
 class CDFControls(SettlingControls, UploadControls):
@@ -71,7 +78,6 @@ class CDFControls(SettlingControls, UploadControls):
 
     def _build_widgets(self) -> None:
         s = self.state
-        wide: dict[str, Any] = {"sizing_mode": "stretch_width"}
         # the sidebar's parts, in its order (app/cdf/parts.py; one component: app/cdf/sidebar.py)
         bar = self.bar = Bar()
         self._side_items: list[Any] = []
@@ -165,49 +171,44 @@ class CDFControls(SettlingControls, UploadControls):
         self.teacher_note = note("teacher_note", f'<p class="dp-muted dp-cdf-small">'
                                  f'{html.escape(self.tr("cdf.teacher.reason"))}</p>')
 
-        # the main area's controls (Panel widgets: the degree slider, the stream)
-        self.w_auto = pn.widgets.Checkbox(label=self.tr("cdf.ctl.auto_degree"), value=s.auto_degree,
-                                          css_classes=["dp-cdf-auto"])
-        self.w_degree = ImmediateIntSlider(label=self.tr("cdf.ctl.degree"), start=0, end=64,
-                                           value=s.degree,
-                                           css_classes=["dp-cdf-degree-slider"],
-                                           stylesheets=[assets.text("dplab-cdf-slider.css")],
-                                           **wide)
-        # its long label wraps on a phone (dplab-cdf.css) instead of running off the screen
-        self.w_pp_view = pn.widgets.Button(label=self.tr("cdf.ctl.pp_view"), color="primary",
-                                           css_classes=["dp-cdf-pp-view"], visible=False,
-                                           stylesheets=[views.CSS], max_width=900,
-                                           sizing_mode="stretch_width")
-        # its long label wraps too: unwrapped, the English one made the page 424 px wide at
-        # 390 px (issue 39)
-        self.w_all = pn.widgets.Button(label=self.tr("cdf.ctl.all"), css_classes=["dp-cdf-all"],
-                                       stylesheets=[views.CSS], max_width=900,
-                                       sizing_mode="stretch_width")
-        # stream
-        self.w_stream_mode = pn.widgets.RadioButtonGroup(
-            label=self.tr("cdf.stream.mode"), value=s.stream_mode,
+        # the main area's controls: parts of two components of their own (the degree box,
+        # the stream's), whose bars send along the sidebar's batches (app/cdf/parts.py)
+        dbar = self.degree_bar = Bar(along=bar)
+        self.w_auto = Check(dbar, "auto_degree", label=self.tr("cdf.ctl.auto_degree"),
+                            value=s.auto_degree, css_classes=["dp-cdf-auto"])
+        self.w_degree = Slider(dbar, "degree", label=self.tr("cdf.ctl.degree"), start=0, end=64,
+                               value=s.degree, css_classes=["dp-cdf-degree-slider"])
+        # the two buttons of the main area, each in one component with the texts above or
+        # under it (a group, app/cdf/panes.py): "show the polynomial curve" under the notices
+        # and the introduction; "compare all methods" above the cards. Their long labels wrap
+        # (unwrapped, the English one made the page 424 px wide at 390 px, issue 39).
+        hbar = self.head_bar = Bar(along=bar)
+        self.head_text = Text(hbar, "text", css_classes=["dp-cdf-head"])
+        self.w_pp_view = Action(hbar, "pp_view", label=self.tr("cdf.ctl.pp_view"), primary=True,
+                                css_classes=["dp-cdf-pp-view"], visible=False)
+        cbar = self.cards_bar = Bar(along=bar)
+        self.w_all = Action(cbar, "all", label=self.tr("cdf.ctl.all"), light=True,
+                            css_classes=["dp-cdf-all"])
+        self.cards_text = Text(cbar, "text", css_classes=["dp-cdf-cards-group"])
+        # stream: its modes and number of batches, the error line under them, its two
+        # buttons, and the line that says why no batch can be added
+        sbar = self.stream_bar = Bar(along=bar)
+        self.w_stream_mode = Radio(
+            sbar, "stream_mode", label=self.tr("cdf.stream.mode"), value=s.stream_mode,
             options={self.tr(f"cdf.stream.mode.{m}"): m for m in STREAM_MODES},
-            color="primary", variant="outline", css_classes=["dp-cdf-stream-mode"])
-        self.w_parts = ImmediateText(label=self.tr("cdf.stream.parts"), value=str(s.stream_parts),
-                            css_classes=["dp-cdf-parts"], sizing_mode="stretch_width",
-                            min_width=160, max_width=320)
-        self.w_add = pn.widgets.Button(label=self.tr("cdf.stream.add.batches"),
-                                       color="primary", css_classes=["dp-cdf-add-batch"])
-        self.w_reset = pn.widgets.Button(label=self.tr("cdf.stream.reset"),
-                                         css_classes=["dp-cdf-stream-reset"])
+            css_classes=["dp-cdf-stream-mode"])
+        self.w_parts = Field(sbar, "stream_parts", label=self.tr("cdf.stream.parts"),
+                             value=str(s.stream_parts), css_classes=["dp-cdf-parts"])
+        self.err["stream_parts"] = Html(sbar, "err_stream_parts", "",
+                                        css_classes=["dp-cdf-err-stream_parts"])
+        self.w_add = Action(sbar, "add_batch", label=self.tr("cdf.stream.add.batches"),
+                            primary=True, css_classes=["dp-cdf-add-batch"])
+        self.w_reset = Action(sbar, "stream_reset", label=self.tr("cdf.stream.reset"),
+                              light=True, css_classes=["dp-cdf-stream-reset"])
+        self.stream_err = Html(sbar, "stream_err", "", css_classes=["dp-cdf-stream-err"])
 
-        # their labels wrap in projector type on a phone (dplab-cdf-wrap.css)
-        for w in (self.w_stream_mode, self.w_parts):
-            w.stylesheets = [*w.stylesheets, WRAP_CSS]
-        # the stream's error line (in the main area, under its controls)
-        self.err["stream_parts"] = text_pane("", margin=(0, 10),
-                                             css_classes=["dp-cdf-err-stream_parts"])
-
-        def watch(widget: Any, name: str, attr: str = "value") -> None:
-            if isinstance(widget, Part):
-                widget.watch(lambda ev: self._input(name, ev.new), attr)
-            else:
-                widget.param.watch(lambda ev: self._input(name, ev.new), attr)
+        def watch(part: Part, name: str, attr: str = "value") -> None:
+            part.watch(lambda ev: self._input(name, ev.new), attr)
 
         for name in SETTLING_SELECTS:
             self._select(name).watch(
@@ -231,7 +232,7 @@ class CDFControls(SettlingControls, UploadControls):
         parts: dict[str, Field] = {
             "n": self.w_n, "eps": self.w_eps, "delta": self.w_delta, "noise_seed": self.w_seed,
             "lattice_h": self.w_h, "upload_lo": self.w_lo, "upload_hi": self.w_hi,
-            "upload_unit": self.w_unit}
+            "upload_unit": self.w_unit, "stream_parts": self.w_parts}
 
         def editing(name: str, f: Field) -> None:
             f.watch(lambda ev: self._typed(name, f, ev.new), "value_input")
@@ -239,12 +240,8 @@ class CDFControls(SettlingControls, UploadControls):
 
         for name, f in parts.items():  # (the browser keeps a field being typed in itself)
             editing(name, f)
-        self.w_parts.param.watch(lambda ev: self._typed("stream_parts", self.w_parts, ev.new),
-                                 "value_input")
-        self.w_parts.param.watch(lambda _ev: self._editing.discard("stream_parts"),
-                                 ["value", "enter_pressed"])
-        self.w_auto.param.watch(lambda ev: self._input("auto_degree", ev.new), "value")
-        self.w_degree.param.watch(lambda ev: self._on_degree(int(ev.new)), "value")
+        self.w_auto.watch(lambda ev: self._input("auto_degree", ev.new), "value")
+        self.w_degree.watch(lambda ev: self._on_degree(int(ev.new)), "value")
         self.w_new_data.on_click(lambda _: self._safe(self.state.new_class_data))
         self.w_new_noise.on_click(lambda _: self._safe(self.state.new_noise))
         self.w_pp_view.on_click(lambda _: self._input("method", "pp"))
@@ -337,11 +334,7 @@ class CDFControls(SettlingControls, UploadControls):
             if pane.object != text:
                 pane.object = text
             if c in fields:  # aria-invalid, described by the message (screen readers)
-                said = views.msg(m, self.lang) if m else ""
-                if isinstance(fields[c], Part):
-                    fields[c].error = said
-                else:
-                    show_field_error(fields[c], said)
+                fields[c].error = views.msg(m, self.lang) if m else ""
         # the plot keeps the last valid state while an input is rejected: say so on it
         stale = views.stale_html(list(self._errors), self.lang)
         if self.stale_note.object != stale:
@@ -422,45 +415,80 @@ class CDFControls(SettlingControls, UploadControls):
         component, :meth:`sidebar_panel`)."""
         return list(self._side_items)
 
+    def _panel_classes(self, *cls: str) -> dict[str, Any]:
+        """The host classes and style sheets of a component of parts (dark, projector)."""
+        classes = [*cls, *(["dp-dark"] if theme.is_dark() else []),
+                   *(["dp-large"] if options.is_large() else [])]
+        sheets = [assets.text("dplab-cdf-dark.css")] if theme.is_dark() else []
+        return {"css_classes": classes, "stylesheets": sheets}
+
     def sidebar_panel(self) -> SidebarPanel:
         """The sidebar as one component (made once per page: its markup is the parts' HTML as
         they are now; what changes after goes in its values and texts)."""
         panel = getattr(self, "_side_panel", None)
         if panel is not None:
             return panel
-        cls = ["dp-cdf-controls", *(["dp-dark"] if theme.is_dark() else []),
-               *(["dp-large"] if options.is_large() else [])]
-        sheets = [assets.text("dplab-cdf-dark.css")] if theme.is_dark() else []
         panel = SidebarPanel(on_message=self._side_message, on_file=self._on_upload,
-                             on_error=self._on_upload_error,
-                             markup=self.bar.markup(self._side_items),
-                             busy_text=self.tr("cdf.up.busy"),
-                             sizing_mode="stretch_width", margin=0, css_classes=cls,
-                             stylesheets=sheets)
+                             on_error=self._on_upload_error, busy_text=self.tr("cdf.up.busy"),
+                             sizing_mode="stretch_width", margin=0,
+                             **self._panel_classes("dp-cdf-controls"))
+        self._side_panel = panel.bind(self.bar, self._side_items)
+        return panel
 
-        def send(values: str, texts: str) -> None:
-            if panel.values != values:
-                panel.values = values
-            if panel.texts != texts:
-                panel.texts = texts
+    def head_panel(self) -> PartsPanel:
+        """The notices, the introduction and what is said above the curve (one text, drawn by
+        the page's ``main()``), and the "polynomial curve" button, as one component."""
+        return self._main_panel("head", self.head_bar, [self.head_text, self.w_pp_view])
 
-        panel.base, panel.values, panel.texts = self.bar.connect(send)
-        self._side_panel = panel
+    def cards_panel(self) -> PartsPanel:
+        """The "compare all methods" button, and the methods compared, the two cards and the
+        data sources (one text, drawn by the page's ``main()``), as one component."""
+        return self._main_panel("cards", self.cards_bar, [self.w_all, self.cards_text])
+
+    def degree_panel(self) -> PartsPanel:
+        """The degree box's controls as one component (the automatic-degree box, the slider;
+        made once per page)."""
+        return self._main_panel("degree", self.degree_bar, [self.w_auto, self.w_degree])
+
+    def stream_panel(self) -> PartsPanel:
+        """The stream's controls as one component (made once per page): its modes and number
+        of batches, the error line under them, its two buttons, and why no batch can be added
+        (the controls are left out of print, the error lines are not)."""
+        row = '<div class="dp-cdf-stream-ctl">'
+        order = [row, self.w_stream_mode, self.w_parts, "</div>", self.err["stream_parts"],
+                 row, self.w_add, self.w_reset, "</div>", self.stream_err]
+        return self._main_panel("stream", self.stream_bar, order)
+
+    def _main_panel(self, name: str, bar: Bar, order: list[Any]) -> PartsPanel:
+        panels: dict[str, PartsPanel] = self.__dict__.setdefault("_main_panels", {})
+        panel = panels.get(name)
+        if panel is None:
+            text = ["dp-cdf-text-ctl"] if name in ("head", "cards") else []
+            look = self._panel_classes("dp-cdf-main-ctl", f"dp-cdf-{name}-ctl", *text)
+            look["stylesheets"].insert(0, MAIN_CSS)
+            panel = PartsPanel(on_message=lambda msg: self._parts_message(bar, msg),
+                               sizing_mode="stretch_width", margin=0, **look)
+            panels[name] = panel.bind(bar, order)
         return panel
 
     def _side_message(self, msg: Any) -> None:
-        """One commit from the sidebar (app/cdf/sidebar.py route), or a part of a file being
-        sent: the changes it makes are sent as one."""
+        """One commit from the sidebar (app/cdf/parts.py route), or a part of a file being
+        sent."""
+        self._parts_message(self.bar, msg, self._settle_notes())
+
+    def _parts_message(self, bar: Bar, msg: Any, notes: dict[str, Any] | None = None) -> None:
+        """One commit from a component of parts (app/cdf/parts.py route), or (the sidebar's) a
+        part of a file being sent: the changes it makes on the whole page are sent as one."""
         doc = pn.state.curdoc
         live = doc is not None and doc.session_context is not None
         # (a Bokeh event: its model changes are sent now, as the scheduler's, app/shell/refresh.py)
         with pn.io.unlocked() if live else contextlib.nullcontext(), self.bar.batch():
             try:
                 if isinstance(msg, dict) and "k" in msg:
-                    route(self.bar, msg, self._settle_notes())
-                else:
+                    route(bar, msg, notes)
+                elif bar is self.bar:
                     self.sidebar_panel().take_file(msg)
             except Exception:  # never let an exception reach the browser; keep the page working
                 log.warning("cdf: a control message failed: %r", msg, exc_info=True)
                 self.error.object = views.error_html(("cdf.err.internal", {}), self.lang)
-            self.bar.changed()  # (the number of the commit taken goes back: sliders in flight)
+            bar.changed()  # (the number of the commit taken goes back: sliders in flight)

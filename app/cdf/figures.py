@@ -23,6 +23,7 @@ from app.shell import svgplot, theme
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from app.cdf.parts import Action, Html
     from app.cdf.state import CDFState
 
 # STYLE: each method's Okabe-Ito colour and dash, registered once (app/cdf/methods.py).
@@ -37,8 +38,9 @@ class CDFFigures:
         state: CDFState
         lang: str
         large: bool
-        w_all: pn.widgets.Button
-        w_pp_view: pn.widgets.Button
+        w_all: Action
+        w_pp_view: Action
+        stream_err: Html  # the stream's line under its buttons (app/cdf/controls.py)
         hide: Mapping[str, str]  # messages swapped while the tour waits (app/cdf/tour.py)
 
         def tr(self, key: str, **fmt: Any) -> str: ...
@@ -90,7 +92,6 @@ class CDFFigures:
         self.degree_side = text_pane("", margin=(0, 10), css_classes=["dp-cdf-degree-side"])
         self.degree_table = Slot(css_classes=["dp-cdf-degree-table-pane"])
         self.stream_text = text_pane("", css_classes=["dp-cdf-stream-pane"])
-        self.stream_err = text_pane("", css_classes=["dp-cdf-stream-err"])
 
     def _x_label(self) -> str:
         unit = self.state.unit()

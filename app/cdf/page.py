@@ -2,8 +2,9 @@
 
 State: :class:`app.cdf.state.CDFState` (param only; unit-tested in tests/app/cdf/test_cdf_state.py
 and tests/app/cdf/test_cdf_state_fuzz.py).  Text views: :mod:`app.cdf.views` (pure HTML).  This
-module only builds the controls (the sidebar as one component, app/cdf/sidebar.py), figures
-and text panes of one session and keeps them in step with the state.
+module only builds the controls (the sidebar as one component, app/cdf/sidebar.py; the main
+area's degree box and stream controls as one each, app/cdf/component.py), figures and text
+panes of one session and keeps them in step with the state.
 
 URL (fixed names, both ways): data, n, eps, delta, method (auto|pp|mp|hq|aq|all), degree (an
 integer or auto), seed (noise); lang, size, theme are the template's; extra names dseed (class
@@ -33,7 +34,7 @@ from app.cdf import tour as cdf_tour
 from app.cdf.controls import CDFControls
 from app.cdf.figures import CDFFigures
 from app.cdf.inputs import METHOD_CHOICES, METHODS
-from app.cdf.panes import Slot, group
+from app.cdf.panes import Slot, group, group_into
 from app.cdf.records import DataUnavailable, Message
 from app.cdf.sidebar import AddressPart
 from app.cdf.state import CDFState
@@ -44,7 +45,6 @@ from app.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
 from app.shell.numbers import ascii_number_text
 from app.shell.options import request_language
 from app.shell.refresh import Scheduler
-from app.shell.widgets import screen_only
 
 __all__ = ["CDFPage", "CDFState", "create_page", "metrics_html", "privacy_html", "table_html"]
 
@@ -238,8 +238,9 @@ class CDFPage(CDFControls, CDFFigures):
         self._refresh.later((what,))
 
     def _run_later(self, pending: set[str]) -> None:
-        for what in sorted(pending):
-            self._run_later_one(what)
+        with self.bar.batch():  # the controls' changes (the stream's lines) go as one
+            for what in sorted(pending):
+                self._run_later_one(what)
 
     def _run_later_one(self, what: str) -> None:
         try:
@@ -343,7 +344,7 @@ class CDFPage(CDFControls, CDFFigures):
         # degree slider above the error-vs-degree plot; on a phone the slider comes right
         # under the curve (the flex box wraps).
         degree_box = pn.Column(
-            self.w_auto, self.w_degree, self.plot_deg, self.degree_side,
+            self.degree_panel(), self.plot_deg, self.degree_side,
             sizing_mode="stretch_width", min_width=300, margin=0,
             styles={"flex": "1 1 420px"}, css_classes=["dp-cdf-degree-box"])
         first = pn.FlexBox(
@@ -354,24 +355,19 @@ class CDFPage(CDFControls, CDFFigures):
         # introduction and what is said above the curve; the methods compared, the two cards
         # side by side (they wrap on a phone) and the data sources; the error-by-degree part's
         # words and table, and the stream's heading.
-        head = group(self.notice, intro, self.conceal_note, self.error, self.auto_box, bar=bar,
-                     margin=(0, 10))
-        cards = group(self.compare, '<div class="dp-cdf-cards">', self.metrics, self.privacy,
-                      "</div>", self.sources, bar=bar)
+        group_into(self.head_text, self.notice, intro, self.conceal_note, self.error,
+                   self.auto_box, bar=bar)
+        group_into(self.cards_text, self.compare, '<div class="dp-cdf-cards">', self.metrics,
+                   self.privacy, "</div>", self.sources, bar=bar)
         degree = group(h2("cdf.dplot.heading"), deg_intro, self.degree_status,
                        self.degree_table, h2("cdf.stream.heading"), stream_intro, bar=bar)
-        # Left out of print (widgets.screen_only): the buttons and the stream's controls (the
-        # stream's text says what was released); the save bar leaves itself out.
+        # Left out of print: the buttons and the stream's controls (the stream's text says what
+        # was released; the components leave out their controls, not their texts,
+        # dplab-cdf-main-controls.css); the save bar leaves itself out.
         return [
-            head, screen_only(self.w_pp_view),
-            first, self.multiples, self.table, screen_only(self.w_all),
-            cards, degree,
-            screen_only(pn.FlexBox(self.w_stream_mode, self.w_parts,
-                                   sizing_mode="stretch_width", css_classes=["dp-cdf-stream-ctl"])),
-            self.err["stream_parts"],
-            screen_only(pn.FlexBox(self.w_add, self.w_reset, sizing_mode="stretch_width",
-                                   css_classes=["dp-cdf-stream-ctl"])),
-            self.stream_err,
+            self.head_panel(),
+            first, self.multiples, self.table,
+            self.cards_panel(), degree, self.stream_panel(),
             self.plot_stream, self.stream_text,
             self.exports(),
         ]

@@ -5,6 +5,8 @@ Texts that sit one under the other in the main area share ONE pane (:func:`group
 drawn as a ``<div>`` with its class names in the group's pane. A pane costs ~225 Python objects
 and a Bokeh model per page; a slot a few objects. Setting a slot redraws its group's pane at
 once, or at the end of the sidebar's batch (app/cdf/parts.py ``Bar.batch``) when one is open.
+A group drawn ``into`` a :class:`app.cdf.parts.Text` part shares the component of that part's
+controls instead (the notices with the "polynomial curve" button; "compare all" with the cards).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from app.cdf import views
 from app.shell import assets, theme, widgets
 
 if TYPE_CHECKING:
-    from app.cdf.parts import Bar
+    from app.cdf.parts import Bar, Text
 
 
 def text_pane(text: str = "", **kw: Any) -> widgets.TextPane:
@@ -74,14 +76,20 @@ class Slot:
 class Group:
     """The pane of some slots and fixed texts, in their order."""
 
-    def __init__(self, items: list[Slot | str], bar: Bar | None, **kw: Any) -> None:
+    def __init__(self, items: list[Slot | str], bar: Bar | None, into: Text | None = None,
+                 **kw: Any) -> None:
         self.items = items
         self._bar = bar
         self._dirty = False
+        self._into = into
         for it in items:
             if isinstance(it, Slot):
                 it._group = self
-        self.pane = text_pane(self.text(), **kw)
+        if into is None:
+            self.pane: widgets.TextPane | None = text_pane(self.text(), **kw)
+        else:
+            self.pane = None
+            into.object = self.text()
 
     def text(self) -> str:
         return "".join(it.html() if isinstance(it, Slot) else it for it in self.items)
@@ -96,10 +104,20 @@ class Group:
 
     def redraw(self) -> None:
         self._dirty = False
-        self.pane.set_text(self.text())
+        if self.pane is not None:
+            self.pane.set_text(self.text())
+        elif self._into is not None:
+            self._into.object = self.text()
 
 
 def group(*items: Slot | str, bar: Bar | None = None, **kw: Any) -> widgets.TextPane:
     """One pane for ``items`` (slots, and fixed HTML strings), in their order; a slot belongs
     to the group made last with it (a page's ``main()`` made again takes its slots along)."""
-    return Group(list(items), bar, **kw).pane
+    pane = Group(list(items), bar, **kw).pane
+    assert pane is not None
+    return pane
+
+
+def group_into(into: Text, *items: Slot | str, bar: Bar | None = None) -> None:
+    """``items`` drawn as one text into the part ``into`` (see the module's docstring)."""
+    Group(list(items), bar, into=into)

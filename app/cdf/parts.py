@@ -1,14 +1,19 @@
-"""The parts of /cdf's sidebar on the server: plain Python objects, one per control or text.
+"""The parts of /cdf's controls on the server: plain Python objects, one per control or text.
 
-The sidebar is ONE component in the browser (:mod:`app.cdf.sidebar`); on the server each of its
-controls is a small object of this module with the attributes a Panel widget had (``value``,
-``name``/``label``, ``options``, ``disabled``, ``visible``, ``object`` for a text, ``clicks``
-for a button), so the page's logic (app/cdf/controls*.py) reads and writes them as before:
+The sidebar is ONE component in the browser (:mod:`app.cdf.sidebar`), and so are the main
+area's two groups of controls, the degree box and the stream's (each a :class:`PartsPanel` of
+its own :class:`Bar`); on the server each control is a small object of this module with the
+attributes a Panel widget had (``value``, ``name``/``label``, ``options``, ``disabled``,
+``visible``, ``object`` for a text, ``clicks`` for a button), so the page's logic
+(app/cdf/controls*.py) reads and writes them as before:
 
 - setting an attribute the browser shows tells the sidebar (:meth:`Bar.changed`), which sends
   what changed in two small JSON texts, at once or at the end of a batch (:meth:`Bar.batch`);
 - setting an attribute to a new value runs the watchers of that attribute
-  (:meth:`Part.watch`), as a widget's ``param.watch`` did; an equal value runs nothing.
+  (:meth:`Part.watch`), as a widget's ``param.watch`` did; an equal value runs nothing;
+- a bar made ``along`` another (the main area's, along the sidebar's) sends at the end of the
+  other's batch too, so one commit's changes of the whole page go together;
+- :func:`route` takes one message of the browser into the part it names.
 
 A part costs a few Python objects (a widget with its Bokeh model cost a few hundred).
 """
@@ -17,6 +22,8 @@ from __future__ import annotations
 
 import html
 import json
+import logging
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar, NamedTuple, TypeVar
@@ -36,6 +43,7 @@ class Change(NamedTuple):
 
 _UNSET = object()
 PartT = TypeVar("PartT")
+log = logging.getLogger(__name__)
 
 
 def e(text: str) -> str:
@@ -52,10 +60,12 @@ class Bar:
     that differ from the base, what the parts showed when the page was made (sent once).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, along: Bar | None = None) -> None:
         # Part objects, and app/cdf/sidebar.py's EpsSlider, UploadSlot and AddressPart (the
         # same members: key, html(), state())
         self.parts: list[Any] = []
+        # a bar whose batches this one's changes wait for too (sent at the end of its batch)
+        self._along = along
         self.by_key: dict[str, Any] = {}
         self._depth = 0
         self._dirty = False
@@ -75,9 +85,9 @@ class Bar:
 
     # ---- what the browser shows ----------------------------------------------------------
     def markup(self, order: list[Any]) -> str:
-        """The sidebar's HTML for its parts in ``order`` (escaped, no script, no style), made
-        once per page."""
-        return "".join(p.html() for p in order)
+        """The component's HTML for its parts in ``order`` (escaped, no script, no style), made
+        once per page; a string in ``order`` is fixed HTML (a box around some parts)."""
+        return "".join(p if isinstance(p, str) else p.html() for p in order)
 
     def states(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """Part -> what the browser shows of it: (values, texts)."""
@@ -114,6 +124,10 @@ class Bar:
             return
         if self._depth:
             self._dirty = True
+        elif self._along is not None and self._along.holding:
+            if not self._dirty:  # sent at the end of the other bar's batch
+                self._dirty = True
+                self._along.at_end(self.flush)
         else:
             self.flush()
 
@@ -128,8 +142,9 @@ class Bar:
 
     @property
     def holding(self) -> bool:
-        """A batch is open (what changes is sent at its end)."""
-        return self._depth > 0
+        """A batch is open (what changes is sent at its end), this bar's or the one it goes
+        along with."""
+        return self._depth > 0 or (self._along is not None and self._along.holding)
 
     def at_end(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` at the end of the open batch (app/cdf/panes.py: a group's redraw)."""
@@ -233,6 +248,15 @@ class Html(Part):
         return [self.object, self.visible]
 
 
+class Text(Html):
+    """The HTML of a group of texts (app/cdf/panes.py ``group``) beside some controls in one
+    component; drawn as the text pane it replaces (no part's margins)."""
+
+    def html(self) -> str:
+        return (f'<div class="{e(self.classes("dp-text"))}" data-p="{e(self.key)}"'
+                f'{self.hidden()}>{self.object}</div>')
+
+
 class Field(Part):
     """A text field (committed on Enter or when left). ``error`` is the message that makes it
     invalid ('' when valid: aria-invalid and aria-describedby in the browser); ``value_input``
@@ -327,22 +351,24 @@ class Check(Part):
 
 
 class Action(Part):
-    """A button: each click adds one to ``clicks`` (its watchers run: :meth:`on_click`)."""
+    """A button: each click adds one to ``clicks`` (its watchers run: :meth:`on_click`);
+    ``primary`` filled with the accent colour, ``light`` grey without a frame."""
 
     kind = "button"
     SHOWN = frozenset({"name", "disabled", "visible", "css_classes"})
     ALIASES: ClassVar[dict[str, str]] = {"label": "name"}
 
     def __init__(self, bar: Bar, key: str, *, label: str, primary: bool = False,
-                 **attrs: Any) -> None:
+                 light: bool = False, **attrs: Any) -> None:
         attrs.setdefault("disabled", False)
-        super().__init__(bar, key, name=label, clicks=0, primary=primary, **attrs)
+        super().__init__(bar, key, name=label, clicks=0, primary=primary, light=light, **attrs)
 
     def on_click(self, fn: Callable[[Any], None]) -> None:
         self.watch(fn, "clicks")
 
     def html(self) -> str:
-        cls = "dp-btn dp-btn-primary" if self.primary else "dp-btn"
+        cls = ("dp-btn dp-btn-primary" if self.primary
+               else "dp-btn dp-btn-light" if self.light else "dp-btn")
         return (f'<div class="{e(self.classes("dp-action"))}" data-p="{e(self.key)}"'
                 f'{self.hidden()}><button type="button" class="{cls}"'
                 f'{" disabled" if self.disabled else ""}>{e(self.name)}</button></div>')
@@ -352,3 +378,92 @@ class Action(Part):
 
     def fixed(self) -> Any:
         return self.name
+
+
+class Radio(Choice):
+    """Options side by side, one chosen (radio buttons drawn as a row of buttons; arrow keys
+    move the choice). As a :class:`Choice`, the browser holds the label and sends it back."""
+
+    kind = "radio"
+
+    def html(self) -> str:
+        i = f"dpf-{self.key}"
+        now = self.shown()
+        dis = " disabled" if self.disabled else ""
+        opts = "".join(f'<label class="dp-seg"><input type="radio" name="{i}" value="{e(k)}"'
+                       f'{" checked" if k == now else ""}{dis}><span>{e(k)}</span></label>'
+                       for k in self.options)
+        return (f'<div class="{e(self.classes("dp-radios"))}" data-p="{e(self.key)}"'
+                f' role="radiogroup" aria-label="{e(self.name)}"{self.hidden()}>{opts}</div>')
+
+
+class Slider(Part):
+    """A slider of whole steps (a range input; arrow keys, Home, End, Page keys move it).
+    Each step the browser makes is sent at once (``value``, as Panel's IntSlider did); its
+    value is shown after the label unless ``show_value`` is off."""
+
+    kind = "range"
+    SHOWN = frozenset({"value", "name", "disabled", "visible", "start", "end", "show_value",
+                       "css_classes"})
+    ALIASES: ClassVar[dict[str, str]] = {"label": "name"}
+
+    def __init__(self, bar: Bar, key: str, *, label: str, start: int, end: int, value: int,
+                 **attrs: Any) -> None:
+        attrs.setdefault("disabled", False)
+        attrs.setdefault("show_value", True)
+        super().__init__(bar, key, name=label, start=start, end=end, value=value, **attrs)
+
+    def html(self) -> str:
+        i = f"dpf-{self.key}"
+        shown = str(self.value) if self.show_value else ""
+        # "noUi-handle": the class of the Panel slider's handle this replaces, kept for outside
+        # checks (as the ε slider's, app/cdf/sidebar.py); the tests find it as a range input
+        return (f'<div class="{e(self.classes("dp-slider", "dp-slider-inline"))}"'
+                f' data-p="{e(self.key)}" data-live="1"{self.hidden()}>'
+                f'<label for="{i}">{e(self.name)}</label><span aria-hidden="true">: </span>'
+                f'<output class="dp-slider-value" for="{i}">{e(shown)}</output>'
+                f'<input id="{i}" class="noUi-handle" type="range" min="{self.start:d}"'
+                f' max="{self.end:d}" step="1" value="{self.value:d}"'
+                f'{" disabled" if self.disabled else ""}></div>')
+
+    def state(self) -> Any:
+        return [self.value, self.disabled, self.visible, self.start, self.end, self.show_value]
+
+    def fixed(self) -> Any:
+        return self.name
+
+    def slide(self, raw: Any) -> None:
+        """A step from the browser (``raw`` the position)."""
+        x = float(raw)
+        if not math.isfinite(x) or self.disabled:
+            return
+        self.value = int(min(max(round(x), self.start), self.end))
+
+
+def route(bar: Bar, msg: dict[str, Any], notes: dict[str, Any] | None = None) -> None:
+    """One message from the browser into the part of ``bar`` it names (``notes``: control ->
+    its :class:`app.cdf.widgets.SettleNote`). Anything malformed is ignored (logged)."""
+    kind, c, v = msg.get("k"), msg.get("c"), msg.get("v")
+    n = msg.get("n")
+    if isinstance(n, int) and not isinstance(n, bool) and n > bar.ack:
+        bar.ack = n
+    notes = notes or {}
+    part = bar.by_key.get(c) if isinstance(c, str) else None
+    if kind == "settle" and c in notes:
+        notes[c]._handle_msg({"kind": "settle", "value": v})
+    elif part is None:
+        log.info("cdf: a control message was ignored: %r", msg)
+    elif kind == "text" and part.kind == "text" and isinstance(v, str):
+        part.value = v[:10_000]
+    elif kind == "select" and isinstance(part, Choice) and isinstance(v, str):
+        if v in part.options:
+            part.value = part.options[v]
+    elif kind == "check" and part.kind == "check" and isinstance(v, bool):
+        part.value = v
+    elif kind == "click" and part.kind == "button" and not part.disabled and part.visible:
+        part.clicks += 1
+    elif (kind == "slide" and part.kind == "range" and isinstance(v, int | float)
+          and not isinstance(v, bool)):
+        part.slide(v)
+    else:
+        log.info("cdf: a control message was ignored: %r", msg)

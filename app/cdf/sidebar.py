@@ -30,12 +30,13 @@ from typing import Any, ClassVar
 
 import param
 
-from app.cdf.parts import Bar, Choice, e
+from app.cdf.component import PartsPanel
+from app.cdf.parts import Bar, e, route
 from app.cdf.widgets import UploadBox
-from app.shell import assets
 from app.shell.address import AddressQuery
 
 log = logging.getLogger(__name__)
+__all__ = ["ADDRESS_KEY", "AddressPart", "EpsSlider", "SidebarPanel", "UploadSlot", "route"]
 
 
 class EpsSlider(param.Parameterized):
@@ -72,7 +73,9 @@ class EpsSlider(param.Parameterized):
         cls = " ".join(["dp-slider", *self.css_classes])
         # "noUi-handle": the handle's class name kept from the slider this replaces (the browser
         # tests and outside checks find the ε slider's handle by it)
-        return (f'<div class="{e(cls)}" data-p="{e(self.key)}"{"" if self.visible else " hidden"}>'
+        # data-fmt: how the browser writes a position (the readout and aria-valuetext)
+        return (f'<div class="{e(cls)}" data-p="{e(self.key)}" data-fmt="ε = {{}}"'
+                f'{"" if self.visible else " hidden"}>'
                 f'<label for="{i}">{e(self.label)}</label>'
                 f'<output class="dp-slider-value" for="{i}">{e(self.text())}</output>'
                 f'<input id="{i}" class="noUi-handle" type="range" min="{self.start:g}"'
@@ -99,29 +102,16 @@ def _ignore(*_args: Any) -> None:
     return None
 
 
-class SidebarPanel(UploadBox):
-    """The sidebar in one Bokeh model (see the module's docstring). It is the page's
-    :class:`UploadBox` too: a file's chunks come as that component's messages."""
-
-    markup = param.String(default="", doc="The sidebar's HTML (server-made, escaped).")
-    base = param.String(default="{}", doc="What every part showed when the page was made "
-                        '(JSON: {"values": …, "texts": …}; set once).')
-    values = param.String(default="{}", doc="What the controls show where it differs from the "
-                          "base (JSON).")
-    texts = param.String(default="{}", doc="The HTML parts, labels and options where they "
-                         "differ from the base (JSON).")
-
-    _esm = assets.path("dplab-cdf-controls.js")
-    _stylesheets: ClassVar[list[str]] = [
-        assets.text("dplab-lab-controls.css"), assets.text("dplab-card.css"),
-        assets.text("dplab-cdf.css"), assets.text("dplab-upload.css"),
-        assets.text("dplab-cdf-controls.css")]
+class SidebarPanel(PartsPanel, UploadBox):
+    """The sidebar in one Bokeh model (see the module's docstring; app/cdf/component.py). It
+    is the page's :class:`UploadBox` too: a file's chunks come as that component's
+    messages."""
 
     def __init__(self, on_message: Callable[[dict[str, Any]], None] | None = None,
                  on_file: Callable[[str, bytes], None] | None = None,
                  on_error: Callable[[str, dict[str, Any]], None] | None = None,
                  **params: Any) -> None:
-        super().__init__(on_file or _ignore, on_error or _ignore, **params)
+        UploadBox.__init__(self, on_file or _ignore, on_error or _ignore, **params)
         self._on_message = on_message
 
     def _handle_msg(self, data: Any) -> None:
@@ -132,7 +122,7 @@ class SidebarPanel(UploadBox):
 
     def take_file(self, data: Any) -> None:
         """A message of the file's transfer (:class:`UploadBox`'s)."""
-        super()._handle_msg(data)
+        UploadBox._handle_msg(self, data)
 
 
 def upload_html(key: str, hint: str, button: str) -> str:
@@ -193,30 +183,3 @@ class AddressPart:
 
 # (assets/dplab-cdf-controls.js reads the address under this key)
 ADDRESS_KEY = "addr"
-
-
-def route(bar: Bar, msg: dict[str, Any], notes: dict[str, Any]) -> None:
-    """One message from the browser into the part it names (``notes``: control -> its
-    :class:`app.cdf.widgets.SettleNote`). Anything malformed is ignored (logged)."""
-    kind, c, v = msg.get("k"), msg.get("c"), msg.get("v")
-    n = msg.get("n")
-    if isinstance(n, int) and not isinstance(n, bool) and n > bar.ack:
-        bar.ack = n
-    part = bar.by_key.get(c) if isinstance(c, str) else None
-    if kind == "settle" and c in notes:
-        notes[c]._handle_msg({"kind": "settle", "value": v})
-    elif part is None:
-        log.info("cdf: a control message was ignored: %r", msg)
-    elif kind == "text" and part.kind == "text" and isinstance(v, str):
-        part.value = v[:10_000]
-    elif kind == "select" and isinstance(part, Choice) and isinstance(v, str):
-        if v in part.options:
-            part.value = part.options[v]
-    elif kind == "check" and part.kind == "check" and isinstance(v, bool):
-        part.value = v
-    elif kind == "click" and part.kind == "button" and not part.disabled and part.visible:
-        part.clicks += 1
-    elif kind == "slide" and isinstance(part, EpsSlider) and isinstance(v, int | float):
-        part.slide(v)
-    else:
-        log.info("cdf: a control message was ignored: %r", msg)

@@ -35,8 +35,9 @@ def _wait_ready(page: Any, path: str) -> None:
         expect(page.locator("#dp-first-paint")).to_have_count(0)
         if base == "/lab":  # its controls are one component, named in the server's markup
             expect(page.locator(".dp-lab-controls input[type=range]").first).to_be_attached()
-        else:  # the names the page setup gives to Bokeh's widgets (dplab-page-setup.js)
-            expect(page.locator(".noUi-handle[aria-label]").first).to_be_attached()
+        else:  # /cdf's controls are components too, named in the server's markup
+            expect(page.locator(".dp-cdf-degree-slider input[type=range]").first
+                   ).to_be_attached()
     else:
         page.wait_for_load_state("load")
         if base.startswith("/lesson"):
@@ -133,7 +134,7 @@ def test_focus_outline_on_every_control_type(page: Any, server: Server, theme: s
     _wait_ready(page, "/cdf")
     _check_focus(page, page.locator(".dp-cdf-auto input[type=checkbox]"), "cdf checkbox")
     _check_focus(page, page.locator(".dp-cdf-new-noise button"), "cdf button")
-    _check_focus(page, page.locator(".dp-cdf-degree-slider .noUi-handle"), "cdf slider")
+    _check_focus(page, page.locator(".dp-cdf-degree-slider input[type=range]"), "cdf slider")
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
@@ -173,7 +174,7 @@ def test_cdf_slider_curve_and_error_plot_on_the_first_screen(
         "&theme=dark" if theme == "dark" else "")
     page.goto(f"{server.url}/cdf?{q}")
     _wait_ready(page, "/cdf")
-    for css in (".dp-cdf-degree-slider .noUi-handle", ".dp-cdf-plot", ".dp-cdf-degree-plot"):
+    for css in (".dp-cdf-degree-slider input[type=range]", ".dp-cdf-plot", ".dp-cdf-degree-plot"):
         b = _box(page, css)
         assert b["y"] >= 0 and b["y"] + b["height"] <= h, (css, b)
     for css in (".dp-cdf-plot", ".dp-cdf-degree-plot"):
@@ -186,7 +187,7 @@ def test_cdf_phone_puts_the_slider_under_the_curve(page: Any, server: Server) ->
     page.goto(f"{server.url}/cdf?lang=ko")
     _wait_ready(page, "/cdf")
     plot = _box(page, ".dp-cdf-plot")
-    handle = _box(page, ".dp-cdf-degree-slider .noUi-handle")
+    handle = _box(page, ".dp-cdf-degree-slider input[type=range]")
     gap = handle["y"] - (plot["y"] + plot["height"])
     assert 0 <= gap <= 120, gap
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -199,7 +200,7 @@ def test_cdf_back_leaves_the_page_in_one_step(page: Any, server: Server) -> None
     expect(page).to_have_url(re.compile(r"[?&]seed="))
     length = page.evaluate("history.length")
     k = int(page.locator(".dp-cdf-degree").first.inner_text())
-    page.locator(".dp-cdf-degree-slider .noUi-handle").focus()
+    page.locator(".dp-cdf-degree-slider input[type=range]").focus()
     for _ in range(3):
         page.keyboard.press("ArrowLeft")
     expect(page.locator(".dp-cdf-degree").first).to_have_text(str(k - 3))
@@ -229,7 +230,7 @@ def test_cdf_all_methods_as_small_multiples(page: Any, server: Server) -> None:
 def test_cdf_disabled_degree_slider_looks_disabled(page: Any, server: Server) -> None:
     page.goto(f"{server.url}/cdf?lang=en&method=hq")
     _wait_ready(page, "/cdf")
-    target = page.locator(".dp-cdf-degree-slider .noUi-target")
+    target = page.locator(".dp-cdf-degree-slider input[type=range]")
     expect(target).to_have_attribute("disabled", re.compile(".*"))
     assert float(target.evaluate("(el) => getComputedStyle(el).opacity")) <= 0.5
 

@@ -46,7 +46,7 @@ def test_auto_tree_explained_and_the_slider_not_available(page: Any, server: Ser
     expect(note).to_contain_text(g(float(est.release.extra["node_sd"]), 3))
     expect(note).to_contain_text("584")  # 8 + 64 + 512 noisy counts
     # the slider: disabled, its label and the note under it say why
-    expect(page.locator(".dp-cdf-degree-slider .noUi-target")).to_have_attribute(
+    expect(page.locator(".dp-cdf-degree-slider input[type=range]")).to_have_attribute(
         "disabled", re.compile(".*"))
     expect(page.locator(".dp-cdf-degree-slider")).to_contain_text(t("cdf.ctl.degree_na", lang))
     expect(page.locator(".dp-cdf-degree-na")).to_contain_text(t("cdf.degree.side_tree", lang))
@@ -56,7 +56,7 @@ def test_auto_tree_explained_and_the_slider_not_available(page: Any, server: Ser
     page.get_by_role("button", name=t("cdf.ctl.pp_view", lang)).click()
     expect(page).to_have_url(re.compile("method=pp"))
     expect(page.locator(".dp-cdf-degree")).to_have_count(1)
-    expect(page.locator(".dp-cdf-degree-slider .noUi-target")).not_to_have_attribute(
+    expect(page.locator(".dp-cdf-degree-slider input[type=range]")).not_to_have_attribute(
         "disabled", re.compile(".*"))
     expect(page.locator(".dp-cdf-degree-na")).to_have_count(0)
 
@@ -107,7 +107,7 @@ def test_axe_on_auto_with_the_disabled_slider_and_a_stale_plot(page: Any, server
                                                                lang: str, theme: str) -> None:
     open_cdf(page, server, f"lang={lang}&theme={theme}&data=anes96_age&method=auto&gran=1"
                            "&teacher=1")
-    expect(page.locator(".noUi-handle[aria-label]").first).to_be_attached()
+    expect(page.get_by_role("slider", name=t("cdf.ctl.degree_na", lang))).to_be_attached()
     expect(page.locator(".dp-cdf-degree-na")).to_be_visible()
     assert run_axe(page) == []
     set_text(page, t("cdf.ctl.lattice_h", lang), "5")

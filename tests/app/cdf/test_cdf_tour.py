@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import lessons
+from app.cdf.component import PartsPanel
 from app.cdf.state import CDFState
 from app.cdf.tour import CONCEAL, CDFTourPanel, CDFTourState, attach
 from app.shell.i18n import t
@@ -136,6 +137,8 @@ def _texts(objs: list[Any]) -> list[str]:
         if isinstance(opts, dict):
             out.extend(str(k) for k in opts)
         out.extend(_texts(list(getattr(o, "objects", None) or [])))
+        if isinstance(o, PartsPanel):  # a component of parts (app/cdf/component.py)
+            out.extend(_texts(o.parts()))
     return out
 
 
