@@ -339,19 +339,21 @@ def auto_plan_v4(n: int, eps: float, delta: float, lattice_size: int | None = No
 
 def _estimate_auto(
     data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
-    granularity: float | None = None, method_name: str = "auto",
+    granularity: float | None = None, method_name: str = "auto", plan: AutoPlan | None = None,
 ) -> CDFEstimate:
     """The path of the automatic rules' plans "tree", "hq" (equal bins) and "pp": the former
     defaults "auto_v4" (``auto_plan_v4``), "auto_v3" and "auto_v2", and "auto_v1" on a lattice
     (the default's lattice rule); the default "auto" (``auto_plan_v6``) takes it for its 9-ary
     and 8-ary trees and on a lattice (``auto_v6.estimate_auto_v6``).  The rule is the one
-    registered for ``method_name`` (``Method.rule``, looked up by name)."""
+    registered for ``method_name`` (``Method.rule``, looked up by name); ``plan``: that rule's
+    plan when the caller has it already (without a granularity only)."""
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
     lattice = None if granularity is None else check_granularity((clipped.lo, clipped.hi),
                                                                  granularity)
-    rule: Callable[..., AutoPlan] = globals()[REGISTRY[method_name].rule]
-    plan = rule(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
+    if plan is None or lattice is not None:
+        rule: Callable[..., AutoPlan] = globals()[REGISTRY[method_name].rule]
+        plan = rule(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
     if plan.method == "tree":
         if lattice is not None:
             leaves = -(-lattice.size // plan.group)

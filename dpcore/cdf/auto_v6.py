@@ -242,7 +242,7 @@ def estimate_auto_v6(
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
     rule = getattr(cdf, cdf.REGISTRY[method_name].rule)
-    plan = rule(clipped.n, eps_v, delta_v)
+    plan = rule(clipped.n, eps_v, delta_v, None)
     if granularity is None and plan.method == "hq":
         return _low_band(clipped, eps_v, plan, make_rng(rng), method=method_name)
     if (granularity is None and plan.method == "tree" and plan.branching == BAND_BRANCHING_V5
@@ -250,7 +250,8 @@ def estimate_auto_v6(
         est = _band_tree(clipped, eps_v, delta_v, plan, make_rng(rng))
         return replace(est, method=method_name)
     return cdf._estimate_auto(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
-                              granularity=granularity, method_name=method_name)
+                              granularity=granularity, method_name=method_name,
+                              plan=None if granularity is not None else plan)
 
 
 def _low_band(clipped: Clipped, eps_v: float, plan: AutoPlan, gen: np.random.Generator,
