@@ -13,8 +13,8 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          leaves, noise, interpolation.
 * "mpl"  matching pursuit with local atoms (B-splines, dyadic steps, Legendre) as
          post-processing of one binary-tree release (``dpcore.cdf.mp_local``).
-* "auto" the default (``auto_plan_v6``, ``dpcore.cdf.auto_v6``, since 2026-12-06 evening; from public
-         n, eps, delta and granularity only): when n*eps < 300 a Laplace histogram of
+* "auto" the default (``auto_plan_v6``, ``dpcore.cdf.auto_v6``, since 2026-12-06 evening;
+         from public n, eps, delta and granularity only): when n*eps < 300 a Laplace histogram of
          auto_bins(n, eps) cells with Chebyshev edges (finer next to the bounds), least squares
          with the public total, PCHIP; for 300 <= n*eps < 1500 a two-level 16-ary tree (0.6 of
          eps on its 16 top nodes, 0.4 on its 256 leaves, pure eps-DP); for 1500 <= n*eps <
@@ -93,22 +93,23 @@ HIGH_NOISE_K_MAX = 12
 # on the smooth ones (n = 10^4, eps = 0.1: KS 0.0176 vs 0.0283 bimodal; docs/cdf-results.md).
 HISTOGRAM_EPS_N = 1500.0
 LATTICE_FLAT = 32  # a lattice of at most this many values: one flat histogram level
-# The former default's rule (auto_plan_v2; the default is auto_plan_v6, dpcore.cdf.auto_v6), fixed on the
-# synthetic shapes only
+# The former default's rule (auto_plan_v2; the default is auto_plan_v6, dpcore.cdf.auto_v6),
+# fixed on the synthetic shapes only
 # (benchmarks/cdf_auto_rule.py; docs/math.md#automatic-method, docs/cdf-results.md):
 # below HISTOGRAM_EPS_N the PCHIP Laplace histogram with hist_bins_v2 bins; from it, an
 # 8-ary tree (Qardaji, Yang & Li 2013: b around 8-16) with PCHIP inside a cell and depth
 # 2, 3, 4, 5 (64, 512, 4096, 32768 leaves) from these n*eps on.
 TREE_BRANCHING = 8
 TREE_DEPTH_FROM = ((HISTOGRAM_EPS_N, 2), (3000.0, 3), (60000.0, 4), (300000.0, 5))
-# The default of issue 40 from 2026-12-04 (auto_plan_v3, now "auto_v3"): the same 8-ary PCHIP tree one level deeper from
-# n*eps = 1500 on, each level earlier.  Read off the synthetic grid against OpenDP's tree with
-# leaves in hindsight and at 1024 (benchmarks/cdf_auto_rule.py --analyse-peers,
-# docs/cdf-results.md): at n*eps = 2000 depth 2 (64 leaves) was 4.4x behind on spikes; at
-# 20000 and 50000 depth 3 (512 leaves) up to 1.7x behind on heavy and arcsine, depth 4 <= 1.4x;
-# at 200000 depth 5 and at 2e6 and 8e6 depth 6 were the first within 1.1x of the 1024-leaf tree
-# on every continuous shape.  Each switch point is half-way (geometrically) between measured
-# n*eps values: 15000 (10^4 | 2 10^4), 150000 (10^5 | 2 10^5), 1.5e6 (10^6 | 2 10^6).
+# The default of issue 40 from 2026-12-04 (auto_plan_v3, now "auto_v3"): the same 8-ary PCHIP
+# tree one level deeper from n*eps = 1500 on, each level earlier.  Read off the synthetic grid
+# against OpenDP's tree with leaves in hindsight and at 1024 (benchmarks/cdf_auto_rule.py
+# --analyse-peers, docs/cdf-results.md): at n*eps = 2000 depth 2 (64 leaves) was 4.4x behind
+# on spikes; at 20000 and 50000 depth 3 (512 leaves) up to 1.7x behind on heavy and arcsine,
+# depth 4 <= 1.4x; at 200000 depth 5 and at 2e6 and 8e6 depth 6 were the first within 1.1x of
+# the 1024-leaf tree on every continuous shape.  Each switch point is half-way (geometrically)
+# between measured n*eps values: 15000 (10^4 | 2 10^4), 150000 (10^5 | 2 10^5), 1.5e6
+# (10^6 | 2 10^6).
 TREE_DEPTH_FROM_V3 = ((HISTOGRAM_EPS_N, 3), (15000.0, 4), (150000.0, 5), (1500000.0, 6))
 # The default from 2026-12-05 (auto_plan_v4, issue 40; now "auto_v4", and the base of
 # auto_plan_v6 from n*eps = 15000 on): the same trees (TREE_DEPTH_FROM_V3),

@@ -49,9 +49,9 @@ from scipy.interpolate import PchipInterpolator
 from dpcore import validate as v
 from dpcore.cdf import (
     HISTOGRAM_EPS_N,
+    TREE_BRANCHING,
     TREE_DEPTH_FROM_V3,
     TREE_LAYOUT_V4,
-    TREE_BRANCHING,
     TREE_SHRINK,
     AutoPlan,
     auto_plan_v4,

@@ -9,6 +9,7 @@ below and just above every edge) for the sensitivity; property tests for the est
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -278,7 +279,7 @@ def test_the_bands_table_is_the_rule() -> None:
     from dpcore.cdf.auto_v6 import BANDS_V6, band_of
 
     assert BANDS_V6[0].start == 0.0 and BANDS_V6[-1].end == math.inf
-    for a, b in zip(BANDS_V6, BANDS_V6[1:], strict=False):
+    for a, b in itertools.pairwise(BANDS_V6):
         assert a.end == b.start
     for band in BANDS_V6:
         for ne in (band.start, (band.start + min(band.end, 1e7)) / 2):
