@@ -55,7 +55,9 @@ def _math_section(title: str) -> str:
 def test_math_md_describes_the_default_rule_of_dpcore() -> None:
     """docs/math.md still gave auto_plan_v2 (depth 2-5) as the default after issue 40."""
     sec = _math_section("Automatic method")
-    assert "`dpcore.cdf.estimate` is `dpcore.cdf.auto_plan_v4`" in sec
+    assert "`dpcore.cdf.estimate` is `dpcore.cdf.auto_v6.auto_plan_v6`" in sec
+    # the former default and its table (the default keeps its rows from nε = 15000 on)
+    assert "The former default, `dpcore.cdf.auto_plan_v4`" in sec and '`"auto_v4"`' in sec
     assert "is\n`dpcore.cdf.auto_plan_v2`, below" not in sec
     rows = re.findall(r"^\| (?:(\d+) ≤ )?nε (?:< (\d+)|≥ (\d+)) \| 8-ary tree, depth (\d) "
                       r"\((\d+) leaves\) \|$", sec, re.M)
