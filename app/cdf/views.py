@@ -413,20 +413,30 @@ def band_range(band: Band, lang: str) -> str:
     return t("cdf.auto.range", lang, start=_num(band.start, lang), end=_num(band.end, lang))
 
 
+def band_text(band: Band, lang: str) -> str:
+    """One band of the default rule: '1,500 ≤ n·ε < 15,000: branching 9, depth 3 (729 leaves)'."""
+    if band.kind == "hq":
+        return t("cdf.auto.band_hq", lang, range=band_range(band, lang))
+    return t("cdf.auto.band", lang, range=band_range(band, lang), b=band.branching,
+             depth=band.depth, leaves=n_text(band.leaves, lang))
+
+
 def bands_text(lang: str) -> str:
     """The default rule's bands in one line, from dpcore.cdf.auto_v6.BANDS_V6."""
-    parts = []
-    for b in BANDS_V6:
-        if b.kind == "hq":
-            parts.append(t("cdf.auto.band_hq", lang, range=band_range(b, lang)))
-        else:
-            parts.append(t("cdf.auto.band", lang, range=band_range(b, lang), b=b.branching,
-                           depth=b.depth, leaves=n_text(b.leaves, lang)))
-    return "; ".join(parts)
+    return "; ".join(band_text(b, lang) for b in BANDS_V6)
 
 
-def _pct(share: float) -> str:
-    return f"{100.0 * share:.0f} %"
+def bands_html(band: Band, lang: str) -> str:
+    """The default rule's bands as a list, the band of this release in bold."""
+    items = "".join(f"<li><strong>{e(band_text(b, lang))}</strong></li>" if b == band
+                    else f"<li>{e(band_text(b, lang))}</li>" for b in BANDS_V6)
+    return (f'<p class="dp-cdf-auto-rule-title">{e(t("cdf.auto.rule_title", lang))}</p>'
+            f'<ul class="dp-cdf-auto-rule">{items}</ul>')
+
+
+def _pct(share: float, lang: str) -> str:
+    """A share as a percentage: '60 %' in English (a space, as the SI), '60%' in Korean."""
+    return f"{100.0 * share:.0f}{'%' if lang == 'ko' else ' %'}"
 
 
 def auto_choice_html(state: CDFState, lang: str, hide: Mapping[str, str] = NO_SWAP) -> str:
@@ -466,16 +476,16 @@ def auto_choice_html(state: CDFState, lang: str, hide: Mapping[str, str] = NO_SW
         summary = ts("cdf.auto.summary_band", lang, hide, b=shape.branching, top=top,
                      leaves=leaves, neps=neps, range=rng)
         what = ts("cdf.auto.band_tree", lang, hide, neps=neps, range=rng, b=shape.branching,
-                  leaves=leaves, nodes=nodes, top_pct=_pct(shape.top_share),
-                  leaf_pct=_pct(1.0 - shape.top_share), top_sd=g(shape.top_sd, 3),
-                  sd=g(shape.noise_sd, 3), bands=bands_text(lang))
+                  leaves=leaves, nodes=nodes, top_pct=_pct(shape.top_share, lang),
+                  leaf_pct=_pct(1.0 - shape.top_share, lang), top_sd=g(shape.top_sd, 3),
+                  sd=g(shape.noise_sd, 3))
         cls = "dp-cdf-auto-tree dp-cdf-auto-band"
     elif shape.kind == "tree":
         summary = ts("cdf.auto.summary_tree", lang, hide, b=shape.branching, depth=shape.depth,
                      leaves=leaves, neps=neps, threshold=threshold, range=rng)
         what = ts("cdf.auto.tree", lang, hide, neps=neps, threshold=threshold, range=rng,
                   b=shape.branching, depth=shape.depth, leaves=leaves, nodes=nodes, mech=mech,
-                  sd=g(shape.noise_sd, 3), bands=bands_text(lang))
+                  sd=g(shape.noise_sd, 3))
         if shape.branching != TREE_BRANCHING and "cdf.auto.tree" not in hide:  # 9-ary: why
             what += " " + ts("cdf.auto.mid_note", lang, hide, b=shape.branching,
                              b8=TREE_BRANCHING, leaves=leaves,
@@ -493,14 +503,17 @@ def auto_choice_html(state: CDFState, lang: str, hide: Mapping[str, str] = NO_SW
                   bins=shape.bins, scale=g(shape.noise_scale, 3), sd=g(shape.noise_sd, 3),
                   narrow=g(shape.cell_min, 3) + u, wide=g(shape.cell_max, 3) + u,
                   narrow_pct=g(100.0 * shape.cell_min / width, 2),
-                  wide_pct=g(100.0 * shape.cell_max / width, 2), even=g(width / shape.bins, 3) + u,
-                  bands=bands_text(lang))
+                  wide_pct=g(100.0 * shape.cell_max / width, 2), even=g(width / shape.bins, 3) + u)
         cls = "dp-cdf-auto-hist"
+    # the whole rule, this band in bold (not while the tour asks what auto picks)
+    rule = "" if shape.granularity is not None or any(
+        k in hide for k in ("cdf.auto.tree", "cdf.auto.hist", "cdf.auto.band_tree")) else (
+        bands_html(band, lang))
     # one line on the first screen; the reasons and the released numbers one click away
     return (f'<div class="dp-cdf-box dp-cdf-auto-choice {cls}" role="note">'
             f'<p class="dp-cdf-auto-summary">{e(summary)}</p>'
             f"<details><summary>{e(t('cdf.auto.details', lang))}</summary>"
-            f"<p>{e(what)} {e(t('cdf.auto.public', lang))} "
+            f"<p>{e(what)}</p>{rule}<p>{e(t('cdf.auto.public', lang))} "
             f"{e(t('cdf.auto.no_degree', lang))}</p></details></div>")
 
 

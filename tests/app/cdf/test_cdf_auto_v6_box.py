@@ -35,14 +35,16 @@ def test_every_text_is_filled_and_in_its_language(lang: str) -> None:
     for kw in ({"n": 1000, "eps": 0.1}, {"n": 1000, "eps": 1.0}, {"n": 10_000, "eps": 1.0},
                {"n": 10_000, "eps": 8.0}, {"dataset": "anes96_age", "eps": 0.1},
                {"dataset": "anes96_age", "eps": 1.0}):
-        _, html, _ = _box(lang, **kw)
+        s, html, _ = _box(lang, **kw)
         text = _plain(html)
         assert "{" not in text and "}" not in text, kw
         assert bool(re.search("[가-힣]", text)) == (lang == "ko"), kw
         assert "을(를)" not in text and "이(가)" not in text and "은(는)" not in text
-        # the whole rule, from dpcore's bands
-        assert views.bands_text(lang) in html.replace("&lt;", "<") or \
-            views.bands_text(lang).replace("<", "&lt;") in html
+        # the whole rule, from dpcore's bands, this release's band in bold
+        band = band_of(s.data_n(), s.eps)
+        assert views.bands_html(band, lang) in html
+        assert html.count("<li>") == len(BANDS_V6) and html.count("<strong>") == 1
+        assert f"<strong>{views.band_text(band, lang).replace('<', '&lt;')}</strong>" in html
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -56,7 +58,7 @@ def test_the_chebyshev_histogram_says_its_cells_in_the_datas_unit(lang: str) -> 
     unit = t("cdf.unit.years", lang)
     for x in (w.min(), w.max(), 82 / shape.bins):
         assert f"{views.g(float(x), 3)} {unit}" in html
-    assert f"{views.g(100 * w.min() / 82, 2)} %" in html
+    assert f"{views.g(100 * w.min() / 82, 2)}{'%' if lang == 'ko' else ' %'}" in html
     assert f"b = {views.g(est.release.noise_scale, 3)}" in html
     assert str(shape.bins) in summary and "94.4" in summary and "300" in summary
     # synthetic data have no unit: the widths then come without one, with their share
@@ -74,13 +76,15 @@ def test_the_band_tree_says_its_two_levels_and_the_budget_split(lang: str) -> No
     assert "dp-cdf-auto-band" in html and "dp-cdf-auto-tree" in html
     s_top, s_leaf = est.release.extra["scales"]
     assert views.g(s_top * math.sqrt(2), 3) in html and views.g(s_leaf * math.sqrt(2), 3) in html
-    assert f"{100 * BAND_TOP_SHARE:.0f} %" in html and f"{100 * (1 - BAND_TOP_SHARE):.0f} %" in html
+    pct = "%" if lang == "ko" else " %"
+    assert f"{100 * BAND_TOP_SHARE:.0f}{pct}" in html
+    assert f"{100 * (1 - BAND_TOP_SHARE):.0f}{pct}" in html
     assert "272" in html and "256" in html  # 16 + 256 noisy counts, 256 leaves
     assert "944" in summary and "300 ≤ n·ε &lt; 1,500" in summary and "16" in summary
     assert t("cdf.auto.band_tree", lang, neps="944", range="300 ≤ n·ε < 1,500", b=16,
-             leaves="256", nodes="272", top_pct="60 %", leaf_pct="40 %",
+             leaves="256", nodes="272", top_pct=f"60{pct}", leaf_pct=f"40{pct}",
              top_sd=views.g(s_top * math.sqrt(2), 3), sd=views.g(s_leaf * math.sqrt(2), 3),
-             bands=views.bands_text(lang)).replace("<", "&lt;").replace("'", "&#x27;") in html
+             ).replace("<", "&lt;").replace("'", "&#x27;") in html
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
