@@ -406,6 +406,9 @@ def _auto_rule(v: dict[str, str]) -> None:
     v["v4_bins"] = str(hist_bins_v2(10_000, 0.1))  # its histogram at n eps = 1000 (MANY_BINS)
     if v["v4_bins"] != str(MANY_BINS):
         raise ArithmeticError("the lesson's former histogram disagrees with hist_bins_v2")
+    for k in ("hist_threshold", "band_from", "band_to", "mid_from", "mid_to", "tree_from_4",
+              "v4_threshold"):  # inside $...$: a comma between digits is punctuation in TeX
+        v[f"{k}_tex"] = v[k].replace(",", "{,}")
     v["bins_neps100"] = str(auto_bins(1000, 0.1))
     v["grid_shapes"] = str(len(GRID_SHAPES))
 

@@ -58,8 +58,8 @@ def test_the_reference_example_is_dpcores_default_release() -> None:
 @pytest.mark.parametrize("lang", lessons.LANGS)
 def test_auto_section_explains_the_tree_and_no_longer_says_pp(lang: str) -> None:
     body = _source(lang, "auto")
-    for name in ("hist_threshold", "band_from", "band_top_pct", "mid_b", "mid_cells",
-                 "tree_from_4", "tree_from_6", "auto_depth", "auto_b", "auto_node_sd_tex",
+    for name in ("hist_threshold_tex", "band_from_tex", "band_top_pct", "mid_b", "mid_cells",
+                 "tree_from_4_tex", "tree_from_6", "auto_depth", "auto_b", "auto_node_sd_tex",
                  "v4_bins", f"vd_ec_auto_{lang}", "ec_bimodal_mid_auto"):
         assert "{{" + name + "}}" in body
     assert "auto_plan_v6" in body and "auto_v1" in body and "auto_v2" in body
