@@ -17,19 +17,19 @@ import numpy as np
 
 from dpcore import accounting, gaussian
 from dpcore.cdf import (
-    FEW_BINS_EPS_N,
     HISTOGRAM_EPS_N,
     MANY_BINS,
     METHODS,
     TREE_BRANCHING,
-    TREE_DEPTH_FROM_V3,
-    auto_plan_v4,
+    auto_plan_v6,
     estimate,
     hist_bins_v2,
     legendre,
     pp,
-    tree_depth_v3,
+    tree,
 )
+from dpcore.cdf.auto_v5 import BAND_SHRINK_V5
+from dpcore.cdf.auto_v6 import BANDS_V6, LOW_BAND_V6, LOW_WARP_V6, band_of, warped_edges
 from dpcore.cdf.common import GRID_SIZE
 from dpcore.cdf.datasets import GRID_SHAPES, REAL, load_real, population_cdf, sample
 from dpcore.cdf.hist import auto_bins
@@ -337,10 +337,16 @@ def _paper(v: dict[str, str]) -> None:
     # the "sketch the private CDF" activity: bimodal, n = 1000, eps = 0.1, the default method,
     # seeds 1 (app/lesson/sketch.py draws the same release)
     xs = sample("bimodal", 1000, _data_rng())
-    plan = auto_plan_v4(1000, 0.1, DELTA)
+    plan = auto_plan_v6(1000, 0.1, DELTA)  # the default's rule
     est = estimate(xs, bounds=(0.0, 1.0), eps=0.1, delta=DELTA, method="auto", rng=_noise_rng())
+    if est.info["plan"] != plan or plan.method != "hq":
+        raise ArithmeticError("the sketch expects the default's histogram")
     v["sk_method"] = plan.method
     v["sk_bins"] = str(plan.k_max)
+    sk_w = np.diff(warped_edges(plan.k_max))  # of the range [0, 1]
+    v["sk_end_cell"] = sig(float(sk_w[0]), 2)
+    v["sk_mid_cell"] = sig(float(sk_w.max()), 2)
+    v["sk_even_cell"] = sig(1.0 / plan.k_max, 2)
     v["sk_neps"] = sig(1000 * 0.1)
     _metrics(v, "sk", distances(est, population_cdf("bimodal"), 0.0, 1.0))
 
@@ -365,16 +371,45 @@ REAL_NAMES = {"anes96_age": ("ANES 1996 응답자 나이", "ANES 1996 ages"),
 
 
 def _auto_rule(v: dict[str, str]) -> None:
-    """The constants of the default rule (dpcore.cdf.auto_plan_v4), as the lesson prints them."""
-    v["few_bins_neps"] = sig(FEW_BINS_EPS_N)
-    v["many_bins"] = str(MANY_BINS)
+    """The constants of the default rule (dpcore.cdf.auto_plan_v6: its bands BANDS_V6), as the
+    lesson prints them; each band checked against auto_plan_v6 itself."""
+    low, band, mid, *deep = BANDS_V6
+    if low.kind != "hq" or band.top_share <= 0.0 or mid.branching == TREE_BRANCHING:
+        raise ArithmeticError("the lesson's bands disagree with dpcore.cdf.auto_v6.BANDS_V6")
+    for b in BANDS_V6[1:]:
+        n = 10_000_000 if b.start >= 1e6 else 10_000
+        plan = auto_plan_v6(n, b.start / n, DELTA)
+        if (plan.method, plan.branching, plan.k_max) != ("tree", b.branching, b.leaves):
+            raise ArithmeticError("the lesson's bands disagree with auto_plan_v6")
+    v["hist_threshold"] = f"{LOW_BAND_V6:,.0f}"  # below it the only histogram of the rule
+    v["cheb_warp"] = sig(LOW_WARP_V6)
+    v["band_from"] = f"{band.start:,.0f}"
+    v["band_to"] = f"{band.end:,.0f}"
+    v["band_b"] = str(band.branching)
+    v["band_leaves"] = f"{band.leaves:,}"
+    v["band_nodes"] = f"{band.branching + band.leaves:,}"
+    v["band_top_pct"] = f"{100 * band.top_share:.0f}"
+    v["band_leaf_pct"] = f"{100 * (1 - band.top_share):.0f}"
+    v["band_shrink"] = sig(BAND_SHRINK_V5)
+    v["mid_from"] = f"{mid.start:,.0f}"
+    v["mid_to"] = f"{mid.end:,.0f}"
+    v["mid_b"] = str(mid.branching)
+    v["mid_depth"] = str(mid.depth)
+    v["mid_leaves"] = f"{mid.leaves:,}"
+    v["mid_cells"] = f"{tree.centred_cells(mid.leaves):,}"
     v["tree_b"] = str(TREE_BRANCHING)
-    for start, depth in TREE_DEPTH_FROM_V3:
-        v[f"tree_from_{depth}"] = f"{start:,.0f}"
-        v[f"tree_leaves_{depth}"] = f"{TREE_BRANCHING**depth:,}"
-        if tree_depth_v3(int(start), 1.0) != depth:
-            raise ArithmeticError("the lesson's depth bands disagree with tree_depth_v3")
-    v["bins_neps100"] = str(hist_bins_v2(1000, 0.1))
+    for b in deep:
+        v[f"tree_from_{b.depth}"] = f"{b.start:,.0f}"
+        v[f"tree_leaves_{b.depth}"] = f"{b.leaves:,}"
+    v["tree_leaves_mid8"] = f"{TREE_BRANCHING**mid.depth:,}"  # the former 8-ary tree there
+    v["v4_threshold"] = f"{HISTOGRAM_EPS_N:,.0f}"  # the former default's histogram band
+    v["v4_bins"] = str(hist_bins_v2(10_000, 0.1))  # its histogram at n eps = 1000 (MANY_BINS)
+    if v["v4_bins"] != str(MANY_BINS):
+        raise ArithmeticError("the lesson's former histogram disagrees with hist_bins_v2")
+    for k in ("hist_threshold", "band_from", "band_to", "mid_from", "mid_to", "tree_from_4",
+              "v4_threshold"):  # inside $...$: a comma between digits is punctuation in TeX
+        v[f"{k}_tex"] = v[k].replace(",", "{,}")
+    v["bins_neps100"] = str(auto_bins(1000, 0.1))
     v["grid_shapes"] = str(len(GRID_SHAPES))
 
 
@@ -416,6 +451,10 @@ def _against_data(v: dict[str, str]) -> None:
         real = load_real(name)
         xr = np.asarray(real.values)
         lo, hi = real.bounds
+        # the lesson says every set is in the two-level tree's band at eps = 1 (whose two
+        # constants were chosen with these sets as a check)
+        if band_of(xr.size, EPS) != BANDS_V6[1]:
+            raise ArithmeticError(f"the lesson expects {name} in the two-level tree's band")
         ref = RefGrid(ecdf(np.clip(xr, lo, hi)), lo, hi)
         acc = {}
         for seed in range(EC_SEEDS):
@@ -489,13 +528,14 @@ def values() -> dict[str, str]:
     v["raw64_max"] = sig(float(raw64.max()), 4)
     v["raw64_drop"] = sig(float(np.max(-np.diff(raw64))), 2)
 
-    # the default "auto" (auto_plan_v4) on the reference data: n eps = 10^4, the 8-ary tree
+    # the default "auto" (auto_plan_v6) on the reference data: n eps = 10^4, the 9-ary tree
     est_auto = estimate(x, bounds=(0.0, 1.0), eps=EPS, delta=DELTA, method="auto",
                         rng=_noise_rng())
     plan = est_auto.info["plan"]
     if plan.method != "tree":
         raise ArithmeticError("the lesson's reference example expects auto's tree")
     v["auto_depth"] = str(est_auto.info["depth"])
+    v["auto_b"] = str(est_auto.info["branching"])
     v["auto_leaves"] = f"{int(est_auto.info['leaves']):,}"
     v["auto_leaves_less"] = f"{int(est_auto.info['leaves']) - 1:,}"  # inner edges of as many bins
     v["auto_nodes"] = f"{est_auto.release.values.size:,}"
@@ -552,11 +592,12 @@ def values() -> dict[str, str]:
     _both(v, "small_sigma", sigma_small)
     v["small_sens"] = sig(1.0 / n_small)
     v["small_neps"] = sig(n_small * EPS)
-    plan_small = auto_plan_v4(n_small, EPS, DELTA)
+    plan_small = auto_plan_v6(n_small, EPS, DELTA)  # 300 <= n eps < 1500: the band tree
+    if plan_small.method != "tree" or plan_small.branching != BANDS_V6[1].branching:
+        raise ArithmeticError("the exercise expects the default's two-level tree")
     v["small_auto_method"] = plan_small.method
-    v["small_auto_bins"] = str(plan_small.k_max)
+    v["small_auto_leaves"] = f"{plan_small.k_max:,}"
     v["small_ratio"] = sig(sigma_small / sigma, 3)
-    v["hist_threshold"] = sig(HISTOGRAM_EPS_N)
     v["bins_eps01"] = str(auto_bins(N, 0.1))
 
     # ---- streaming: 5 batches of 2000, and 4 sites of 2500 ------------------------------------
@@ -600,7 +641,9 @@ def values() -> dict[str, str]:
     v["anes_hi"] = sig(hi)
     v["anes_neps"] = sig(xr.size * EPS)
     est_r = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="auto", rng=_noise_rng())
-    v["anes_auto_bins"] = str(est_r.info.get("bins", ""))
+    if est_r.info["plan"].branching != BANDS_V6[1].branching:
+        raise ArithmeticError("the ANES example expects the default's two-level tree")
+    v["anes_auto_leaves"] = f"{int(est_r.info['leaves']):,}"
     _metrics(v, "anes_auto", distances(est_r, ref_r, lo, hi))
     # the same with the public value spacing of whole years: a staircase on the 83 ages
     est_l = estimate(xr, bounds=(lo, hi), eps=EPS, delta=DELTA, method="auto", rng=_noise_rng(),
@@ -620,9 +663,14 @@ def values() -> dict[str, str]:
     _section1(v, x, ref, sigma, sigma_unit, mu1, trunc, noise)
     _paper(v)
 
-    # quiz: n = 1000, eps = 0.5 falls below the histogram threshold
-    plan_q = auto_plan_v4(1000, 0.5, DELTA)
-    v["q_neps"] = sig(1000 * 0.5)
+    # quiz: n = 1000, eps = 0.2 falls below the histogram threshold (n eps < 300)
+    q_n, q_eps = 1000, 0.2
+    plan_q = auto_plan_v6(q_n, q_eps, DELTA)
+    if plan_q.method != "hq":
+        raise ArithmeticError("the quiz expects the default's histogram")
+    v["q_n"] = str(q_n)
+    v["q_eps"] = sig(q_eps)
+    v["q_neps"] = sig(q_n * q_eps)
     v["q_method"] = plan_q.method
     v["q_bins"] = str(plan_q.k_max)
     from lessons.verdicts_cdf import verdicts

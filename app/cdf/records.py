@@ -112,6 +112,11 @@ class ReleaseShape:
     granularity: float | None = None  # the public lattice step h, if any
     lattice_size: int = 0  # values on the lattice
     group: int = 1  # tree on a lattice: consecutive values per leaf
+    layout: str = ""  # the cells: "" / "edges" (equal), "centred" (tree), "chebyshev" (histogram)
+    cell_min: float = 0.0  # histogram with unequal cells: narrowest and widest cell (data units)
+    cell_max: float = 0.0
+    top_share: float = 0.0  # two-level tree with a split budget: share of eps on the top level
+    top_sd: float = 0.0  # and the noise sd of each top-level count (CDF units)
 
 
 def release_shape(est: CDFEstimate, plan_method: str = "") -> ReleaseShape:
@@ -134,6 +139,13 @@ def release_shape(est: CDFEstimate, plan_method: str = "") -> ReleaseShape:
         lo, hi = rel.bounds
         size = round((hi - lo) / float(h)) + 1
     chosen = info.get("chosen") or ()
+    cell_min = cell_max = 0.0
+    edges = rel.extra.get("edges")
+    if edges is not None and len(edges) > 1:  # public: a function of the bin count only
+        widths = np.diff(np.asarray(edges, dtype=np.float64)) * (rel.bounds[1] - rel.bounds[0])
+        cell_min, cell_max = float(widths.min()), float(widths.max())
+    scales = rel.extra.get("scales")
+    top_sd = float(scales[0]) * float(np.sqrt(2.0)) if scales is not None else 0.0
     k_max = int(rel.extra.get("k_max", rel.values.size - 1)) if kind in ("pp", "mp") else 0
     return ReleaseShape(
         kind=kind, plan=plan_method, released=int(rel.values.size), mechanism=rel.mechanism,
@@ -144,7 +156,9 @@ def release_shape(est: CDFEstimate, plan_method: str = "") -> ReleaseShape:
         dictionary=int(rel.extra.get("dictionary_size", 0) or 0),
         quantiles=int(info.get("quantiles", 0) or 0),
         granularity=None if h is None else float(h), lattice_size=size,
-        group=int(info.get("group", 1) or 1))
+        group=int(info.get("group", 1) or 1), layout=str(info.get("layout", "") or ""),
+        cell_min=cell_min, cell_max=cell_max, top_share=float(info.get("top_share", 0.0) or 0.0),
+        top_sd=top_sd)
 
 
 @dataclass(frozen=True)

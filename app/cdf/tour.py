@@ -52,7 +52,9 @@ CONCEAL: dict[str, dict[str, str]] = {
     "auto-hist": {"cdf.method.auto": "cdftour.hide.method_auto",  # the rule, n·ε ≥ threshold
                   "cdf.auto.summary_tree": "cdftour.hide.summary_tree",
                   "cdf.auto.summary_hist": "cdftour.hide.summary_hist",
+                  "cdf.auto.summary_band": "cdftour.hide.summary_band",
                   "cdf.auto.tree": "cdftour.hide.auto_rule",
+                  "cdf.auto.band_tree": "cdftour.hide.auto_rule",
                   "cdf.auto.hist": "cdftour.hide.auto_rule"},
     "isotonic": {"cdf.dplot.explain": "cdftour.hide.dplot_explain"},  # "does not increase it"
 }

@@ -13,31 +13,39 @@ Methods (each module's docstring states its mechanism, sensitivity and accountin
          leaves, noise, interpolation.
 * "mpl"  matching pursuit with local atoms (B-splines, dyadic steps, Legendre) as
          post-processing of one binary-tree release (``dpcore.cdf.mp_local``).
-* "auto" the default (``auto_plan_v4``, from public n, eps, delta and granularity only): when
-         n*eps < 1500 a Laplace histogram with PCHIP interpolation (hist_bins_v2 bins);
-         otherwise an 8-ary tree whose depth grows with n*eps (TREE_DEPTH_FROM_V3: 512 to
-         262144 leaves) on the centred cell layout (``tree.leaf_index``), its details
-         shrunk toward the coarser level (block James-Stein, TREE_SHRINK; post-processing)
-         and PCHIP inside a cell; with a public granularity the tree on the lattice (the
-         lattice rule of auto_plan_v2, unchanged).  Fixed on synthetic shapes only against
-         OpenDP's tree and diffprivlib's histogram (issue 40); docs/cdf-results.md.
-* "auto_v3" the former default (``auto_plan_v3``): the same release on the "edges" layout,
+* "auto" the default (``auto_plan_v6``, ``dpcore.cdf.auto_v6``, since 2026-12-06 evening;
+         from public n, eps, delta and granularity only): when n*eps < 300 a Laplace histogram of
+         auto_bins(n, eps) cells with Chebyshev edges (finer next to the bounds), least squares
+         with the public total, PCHIP; for 300 <= n*eps < 1500 a two-level 16-ary tree (0.6 of
+         eps on its 16 top nodes, 0.4 on its 256 leaves, pure eps-DP); for 1500 <= n*eps <
+         15000 a 9-ary tree of depth 3 (729 leaves, 640 centred cells); from 15000 the 8-ary
+         trees of depth 4, 5, 6 (TREE_DEPTH_FROM_V3); every tree on the centred cell layout,
+         its details shrunk toward the coarser level (post-processing), PCHIP inside a cell;
+         with a public granularity the tree on the lattice (the lattice rule of auto_plan_v2,
+         unchanged).  Fixed on synthetic shapes only against OpenDP's tree and diffprivlib's
+         histogram (issue 40; the 300-1500 band's two constants with the hold-out as a
+         constraint); docs/cdf-results.md.
+* "auto_v6" the same release as "auto" (``auto_plan_v6``) under the name it was measured by
+         (docs/cdf-results.md, benchmarks); its record says "auto_v6".
+* "auto_v4" the former default (``auto_plan_v4``, 2026-12-05 to 2026-12-06): when
+         n*eps < 1500 a Laplace histogram with PCHIP interpolation (hist_bins_v2 bins: equal
+         cells, no total constraint); otherwise an 8-ary tree whose depth grows with n*eps
+         (TREE_DEPTH_FROM_V3: 512 to 262144 leaves) on the centred cell layout, its details
+         shrunk (TREE_SHRINK), PCHIP inside a cell; on a lattice the same lattice rule.  Kept
+         for comparison.
+* "auto_v3" the former default (``auto_plan_v3``): as auto_v4 on the "edges" layout,
          plain least squares (no shrinkage).  Kept for comparison.
 * "auto_v2" the former default (``auto_plan_v2``): as auto_v3, with the depth bands
-         TREE_DEPTH_FROM (64 to 32768 leaves).  Kept for comparison (the /cdf page and the CDF
-         lesson describe the default's bands, TREE_DEPTH_FROM_V3).
-* "auto_v5" (``auto_plan_v5``, ``dpcore.cdf.auto_v5``; not the default): as "auto" except for
-         300 <= n*eps < 1500, where a two-level 16-ary tree (0.6 of eps on its 16 top nodes,
+         TREE_DEPTH_FROM (64 to 32768 leaves).  Kept for comparison.
+* "auto_v5" (``auto_plan_v5``, ``dpcore.cdf.auto_v5``; never the default): as "auto_v4" except
+         for 300 <= n*eps < 1500, where a two-level 16-ary tree (0.6 of eps on its 16 top nodes,
          0.4 on its 256 leaves) on centred cells with the details' shrinkage (lam 2) replaces
-         the 32-bin histogram (docs/cdf-results.md, issue 40).
-* "auto_v6" (``auto_plan_v6``, ``dpcore.cdf.auto_v6``): as "auto_v5" except for n*eps < 300,
-         where the histogram's auto_bins cells have Chebyshev edges (finer next to the bounds)
-         and the public total, and for 1500 <= n*eps < 15000, where a 9-ary tree of depth 3
-         (729 leaves, 640 centred cells) replaces the 8-ary one (docs/cdf-results.md).
-* "auto_v1" the former default (``auto_plan``, from public n, eps, delta only): a Laplace
+         the 32-bin histogram (docs/cdf-results.md, issue 40); the default took this band over.
+* "auto_v1" the first default (``auto_plan``, from public n, eps, delta only): a Laplace
          histogram below n*eps = 1500, otherwise PP with the degree chosen from the noisy
          coefficients.  Kept for comparison (tests, docs/cdf-results.md); with a public
-         granularity it is the lattice rule of "auto".
+         granularity it is the lattice rule of "auto" (auto_plan_v4's, which auto_plan_v6
+         keeps).  ``auto_plan`` is this rule's planner, not an alias of the default's.
 
 The default is "auto", held to the goal of docs/math.md#cdf-accuracy-goal;
 the keyword arguments are the fixed interface of every method.  Every estimate is callable on
@@ -85,24 +93,26 @@ HIGH_NOISE_K_MAX = 12
 # on the smooth ones (n = 10^4, eps = 0.1: KS 0.0176 vs 0.0283 bimodal; docs/cdf-results.md).
 HISTOGRAM_EPS_N = 1500.0
 LATTICE_FLAT = 32  # a lattice of at most this many values: one flat histogram level
-# The former default's rule (auto_plan_v2; the default is auto_plan_v3, below), fixed on the
-# synthetic shapes only
+# The former default's rule (auto_plan_v2; the default is auto_plan_v6, dpcore.cdf.auto_v6),
+# fixed on the synthetic shapes only
 # (benchmarks/cdf_auto_rule.py; docs/math.md#automatic-method, docs/cdf-results.md):
 # below HISTOGRAM_EPS_N the PCHIP Laplace histogram with hist_bins_v2 bins; from it, an
 # 8-ary tree (Qardaji, Yang & Li 2013: b around 8-16) with PCHIP inside a cell and depth
 # 2, 3, 4, 5 (64, 512, 4096, 32768 leaves) from these n*eps on.
 TREE_BRANCHING = 8
 TREE_DEPTH_FROM = ((HISTOGRAM_EPS_N, 2), (3000.0, 3), (60000.0, 4), (300000.0, 5))
-# The default since issue 40 (auto_plan_v3): the same 8-ary PCHIP tree one level deeper from
-# n*eps = 1500 on, each level earlier.  Read off the synthetic grid against OpenDP's tree with
-# leaves in hindsight and at 1024 (benchmarks/cdf_auto_rule.py --analyse-peers,
-# docs/cdf-results.md): at n*eps = 2000 depth 2 (64 leaves) was 4.4x behind on spikes; at
-# 20000 and 50000 depth 3 (512 leaves) up to 1.7x behind on heavy and arcsine, depth 4 <= 1.4x;
-# at 200000 depth 5 and at 2e6 and 8e6 depth 6 were the first within 1.1x of the 1024-leaf tree
-# on every continuous shape.  Each switch point is half-way (geometrically) between measured
-# n*eps values: 15000 (10^4 | 2 10^4), 150000 (10^5 | 2 10^5), 1.5e6 (10^6 | 2 10^6).
+# The default of issue 40 from 2026-12-04 (auto_plan_v3, now "auto_v3"): the same 8-ary PCHIP
+# tree one level deeper from n*eps = 1500 on, each level earlier.  Read off the synthetic grid
+# against OpenDP's tree with leaves in hindsight and at 1024 (benchmarks/cdf_auto_rule.py
+# --analyse-peers, docs/cdf-results.md): at n*eps = 2000 depth 2 (64 leaves) was 4.4x behind
+# on spikes; at 20000 and 50000 depth 3 (512 leaves) up to 1.7x behind on heavy and arcsine,
+# depth 4 <= 1.4x; at 200000 depth 5 and at 2e6 and 8e6 depth 6 were the first within 1.1x of
+# the 1024-leaf tree on every continuous shape.  Each switch point is half-way (geometrically)
+# between measured n*eps values: 15000 (10^4 | 2 10^4), 150000 (10^5 | 2 10^5), 1.5e6
+# (10^6 | 2 10^6).
 TREE_DEPTH_FROM_V3 = ((HISTOGRAM_EPS_N, 3), (15000.0, 4), (150000.0, 5), (1500000.0, 6))
-# The default since 2026-12-05 (auto_plan_v4, issue 40): the same trees (TREE_DEPTH_FROM_V3),
+# The default from 2026-12-05 (auto_plan_v4, issue 40; now "auto_v4", and the base of
+# auto_plan_v6 from n*eps = 15000 on): the same trees (TREE_DEPTH_FROM_V3),
 # a better estimate from them.  Shrinkage of each block of 8 children toward the PCHIP
 # prediction from the level above (tree.shrink_details, lam = TREE_SHRINK; post-processing),
 # and the "centred" cell layout (tree.leaf_index: 2^a 5^b cells centred on round fractions of
@@ -117,7 +127,7 @@ MANY_BINS = 32
 
 
 def hist_bins_v2(n: int, eps: float) -> int:
-    """Bins of the default's histogram (n*eps < 1500): auto_bins below n*eps = 300, else 32.
+    """Bins of auto_plan_v2 ... v4's histogram (n*eps < 1500): auto_bins below n*eps = 300, else 32.
 
     Measured on the synthetic grid (benchmarks/cdf_auto_rule.py, 3 seeds, empirical CDF):
     at n*eps = 500 and 1000, 32 PCHIP bins had geometric-mean KS ratios 0.87 and 1.00 to the
@@ -142,7 +152,8 @@ def tree_depth_v2(n: int, eps: float) -> int:
 
 
 def tree_depth_v3(n: int, eps: float) -> int:
-    """Depth of the default's 8-ary tree from public n*eps (TREE_DEPTH_FROM_V3); 0 below 1500."""
+    """Depth of auto_plan_v3 / v4's 8-ary tree from public n*eps (TREE_DEPTH_FROM_V3); 0 below
+    1500 (auto_plan_v6 takes its depths 4, 5, 6 from 15000 on)."""
     return _depth_from(TREE_DEPTH_FROM_V3, n, eps)
 
 
@@ -304,8 +315,8 @@ def auto_plan_v3(n: int, eps: float, delta: float, lattice_size: int | None = No
 
 
 def auto_plan_v4(n: int, eps: float, delta: float, lattice_size: int | None = None) -> AutoPlan:
-    """The default method's plan (issue 40, 2026-12-05) from public n, eps, delta and
-    granularity only.
+    """The former default's plan (issue 40, 2026-12-05 to 2026-12-06; method "auto_v4") from
+    public n, eps, delta and granularity only.
 
     * A public lattice, or n * eps < HISTOGRAM_EPS_N (1500): as ``auto_plan_v3`` (the lattice
       rule and the PCHIP Laplace histogram of ``auto_plan_v2``).
@@ -316,7 +327,8 @@ def auto_plan_v4(n: int, eps: float, delta: float, lattice_size: int | None = No
     The node noise and so the certified (eps, delta) are those of ``auto_plan_v3``: the
     layout is public and the shrinkage post-processing.  Fixed on the synthetic shapes only
     (docs/cdf-results.md).  Domain: as ``auto_plan_v2``.  The former rule is
-    ``auto_plan_v3`` (method "auto_v3"), unchanged.
+    ``auto_plan_v3`` (method "auto_v3"), unchanged; the default since is ``auto_plan_v6``
+    (``dpcore.cdf.auto_v6``), which keeps this plan on a lattice and from n*eps = 15000 on.
     """
     eps_v, delta_v = check_privacy(eps, delta)
     plan = auto_plan_v3(n, eps_v, delta_v, lattice_size)
@@ -328,16 +340,21 @@ def auto_plan_v4(n: int, eps: float, delta: float, lattice_size: int | None = No
 
 def _estimate_auto(
     data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
-    granularity: float | None = None, method_name: str = "auto",
+    granularity: float | None = None, method_name: str = "auto", plan: AutoPlan | None = None,
 ) -> CDFEstimate:
-    """"auto", the default (``auto_plan_v4``), and the former "auto_v3" (``auto_plan_v3``) and
-    "auto_v2" (``auto_plan_v2``); "auto_v1" on a lattice takes the default's lattice rule."""
+    """The path of the automatic rules' plans "tree", "hq" (equal bins) and "pp": the former
+    defaults "auto_v4" (``auto_plan_v4``), "auto_v3" and "auto_v2", and "auto_v1" on a lattice
+    (the default's lattice rule); the default "auto" (``auto_plan_v6``) takes it for its 9-ary
+    and 8-ary trees and on a lattice (``auto_v6.estimate_auto_v6``).  The rule is the one
+    registered for ``method_name`` (``Method.rule``, looked up by name); ``plan``: that rule's
+    plan when the caller has it already (without a granularity only)."""
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
     lattice = None if granularity is None else check_granularity((clipped.lo, clipped.hi),
                                                                  granularity)
-    rule: Callable[..., AutoPlan] = globals()[REGISTRY[method_name].rule]
-    plan = rule(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
+    if plan is None or lattice is not None:
+        rule: Callable[..., AutoPlan] = globals()[REGISTRY[method_name].rule]
+        plan = rule(clipped.n, eps_v, delta_v, None if lattice is None else lattice.size)
     if plan.method == "tree":
         if lattice is not None:
             leaves = -(-lattice.size // plan.group)
@@ -384,23 +401,27 @@ def _estimate_auto_v1(
     return est
 
 
-# "auto_v2" / "auto_v3": the former defaults (``auto_plan_v2`` / ``auto_plan_v3``), kept for
-# comparison: the default's path with the former rule (``Method.rule``).
+# "auto_v2" / "auto_v3" / "auto_v4": the former defaults (``auto_plan_v2`` ... ``auto_plan_v4``),
+# kept for comparison: the automatic path with the former rule (``Method.rule``).
 _estimate_auto_v2 = functools.partial(_estimate_auto, method_name="auto_v2")
 _estimate_auto_v3 = functools.partial(_estimate_auto, method_name="auto_v3")
+_estimate_auto_v4 = functools.partial(_estimate_auto, method_name="auto_v4")
 # "auto_v5" (issue 40, 2026-12-06; not the default): a weighted two-level 16-ary tree for
 # 300 <= n*eps < 1500, else v4's plan (``dpcore.cdf.auto_v5``; imported here, after the names
 # it reads, so that ``Method.rule`` finds its planner).
 from dpcore.cdf.auto_v5 import auto_plan_v5, estimate_auto_v5  # noqa: E402, I001
-# "auto_v6" (issue 40, 2026-12-06): v5, with a Chebyshev-edged histogram below n*eps = 300 and a
+# "auto", the default since 2026-12-06 evening (issue 40), and "auto_v6", the same release under
+# the name it was measured by: v5, with a Chebyshev-edged histogram below n*eps = 300 and a
 # 9-ary depth-3 tree for 1500 <= n*eps < 15000 (``dpcore.cdf.auto_v6``; imported after v5).
 from dpcore.cdf.auto_v6 import auto_plan_v6, estimate_auto_v6  # noqa: E402
+
+_estimate_default = functools.partial(estimate_auto_v6, method_name="auto")
 
 
 #: Every method ``estimate`` takes, registered once: the page's list first (``listed``), then
 #: the former automatic rules, the tree and local MP, kept for comparison.
 REGISTRY: Mapping[str, Method] = register(
-    Method("auto", _estimate_auto, "chosen", listed=True, rule="auto_plan_v4", lattice=True,
+    Method("auto", _estimate_default, "chosen", listed=True, rule="auto_plan_v6", lattice=True,
            degree=True),
     Method("pp", pp.estimate_pp, "approx", ("k_max", "degree", "noise"), listed=True,
            releases="pp", degree=True),
@@ -414,6 +435,8 @@ REGISTRY: Mapping[str, Method] = register(
     Method("auto_v2", _estimate_auto_v2, "chosen", rule="auto_plan_v2", lattice=True,
            degree=True),
     Method("auto_v3", _estimate_auto_v3, "chosen", rule="auto_plan_v3", lattice=True,
+           degree=True),
+    Method("auto_v4", _estimate_auto_v4, "chosen", rule="auto_plan_v4", lattice=True,
            degree=True),
     Method("auto_v5", estimate_auto_v5, "chosen", rule="auto_plan_v5", lattice=True,
            degree=True),

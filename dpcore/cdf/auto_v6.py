@@ -1,4 +1,6 @@
-"""The automatic rule ``auto_plan_v6`` (issue 40, 2026-12-06; method "auto_v6").
+"""The automatic rule ``auto_plan_v6`` (issue 40, 2026-12-06): the default, method "auto" (and
+"auto_v6", the same release under the name it was measured by).  The former default,
+``auto_plan_v4``, is method "auto_v4".
 
 ``auto_plan_v5`` from n*eps = 300 to 1500 and from 15000 on, and on a public lattice, unchanged.
 Two bands change (docs/cdf-results.md, "Issue 40, the rule auto_plan_v6"):
@@ -38,7 +40,7 @@ sqrt(2 L) / n, exact for any branching).  Everything after the noise is post-pro
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -47,6 +49,7 @@ from scipy.interpolate import PchipInterpolator
 from dpcore import validate as v
 from dpcore.cdf import (
     HISTOGRAM_EPS_N,
+    TREE_BRANCHING,
     TREE_DEPTH_FROM_V3,
     TREE_LAYOUT_V4,
     TREE_SHRINK,
@@ -67,8 +70,9 @@ from dpcore.cdf.common import (
 )
 from dpcore.cdf.hist import auto_bins
 
-__all__ = ["LOW_BAND_V6", "LOW_WARP_V6", "MID_BRANCHING_V6", "auto_plan_v6",
-           "estimate_auto_v6", "low_band_scale", "warped_cell_index", "warped_edges"]
+__all__ = ["BANDS_V6", "LOW_BAND_V6", "LOW_WARP_V6", "MID_BRANCHING_V6", "Band",
+           "auto_plan_v6", "band_of", "estimate_auto_v6", "low_band_scale", "warped_cell_index",
+           "warped_edges"]
 
 #: Below this n*eps the Chebyshev histogram (v4's auto_bins histogram before).
 LOW_BAND_V6 = 300.0
@@ -173,34 +177,85 @@ def auto_plan_v6(n: int, eps: float, delta: float, lattice_size: int | None = No
     return auto_plan_v4(n_v, eps_v, delta_v)
 
 
+@dataclass(frozen=True)
+class Band:
+    """One band of ``auto_plan_v6`` on the continuous scale (no lattice): the release it plans
+    for start <= n*eps < end.  ``kind`` "hq" (the Chebyshev histogram, ``auto_bins(n, eps)``
+    cells: branching, depth and leaves 0) or "tree" (``branching``-ary, ``depth`` levels,
+    ``leaves`` = branching^depth); ``top_share`` the share of eps on the top level (0: equal
+    noise on every level)."""
+
+    start: float
+    end: float
+    kind: str
+    branching: int = 0
+    depth: int = 0
+    leaves: int = 0
+    top_share: float = 0.0
+
+
+def _bands() -> tuple[Band, ...]:
+    from dpcore.cdf.auto_v5 import BAND_BRANCHING_V5, BAND_DEPTH_V5, BAND_TOP_SHARE
+
+    b5, d5, b9, b8 = BAND_BRANCHING_V5, BAND_DEPTH_V5, MID_BRANCHING_V6, TREE_BRANCHING
+    deep = TREE_DEPTH_FROM_V3[1:]
+    out = [Band(0.0, LOW_BAND_V6, "hq"),
+           Band(LOW_BAND_V6, HISTOGRAM_EPS_N, "tree", b5, d5, b5**d5, BAND_TOP_SHARE),
+           Band(HISTOGRAM_EPS_N, deep[0][0], "tree", b9, 3, b9**3)]
+    for i, (start, depth) in enumerate(deep):
+        end = deep[i + 1][0] if i + 1 < len(deep) else math.inf
+        out.append(Band(start, end, "tree", b8, depth, b8**depth))
+    return tuple(out)
+
+
+#: The bands of ``auto_plan_v6`` in order (what the /cdf page and the CDF lesson print; a test
+#: checks each against ``auto_plan_v6``): the Chebyshev histogram below 300, the weighted 16-ary
+#: tree to 1500, the 9-ary tree of depth 3 to 15000, then the 8-ary trees of depth 4, 5, 6.
+BANDS_V6: tuple[Band, ...] = _bands()
+
+
+def band_of(n: int, eps: float) -> Band:
+    """The band of ``BANDS_V6`` that public n*eps falls in.  Domain: n >= 2 whole, eps > 0
+    finite (keyed ValueError outside).  Exact (comparisons of the double n*eps)."""
+    n_v = v.integer("n", n, lo=2)
+    eps_v, _ = check_privacy(eps, 0.5)
+    ne = n_v * eps_v
+    return next(b for b in BANDS_V6 if b.start <= ne < b.end)
+
+
 def estimate_auto_v6(
     data: ArrayLike, *, bounds: object, eps: float, delta: float, rng: object = None,
-    granularity: float | None = None,
+    granularity: float | None = None, method_name: str = "auto_v6",
 ) -> CDFEstimate:
-    """Method "auto_v6": ``auto_plan_v6``'s release (see the module docstring).
+    """Methods "auto" (the default) and "auto_v6": ``auto_plan_v6``'s release (see the module
+    docstring), its record named ``method_name``.
 
     Below n*eps = 300 without a granularity, the Chebyshev histogram (certified (eps, 0));
-    from 300 to 1500 ``auto_v5``'s band tree; otherwise the default's path with
-    ``auto_plan_v6``.  Domain and errors: as ``dpcore.cdf.estimate``.
+    from 300 to 1500 ``auto_v5``'s band tree (certified (eps, 0)); otherwise the automatic
+    path (``dpcore.cdf._estimate_auto``) with the same rule.  The rule is the one registered
+    for ``method_name`` (``Method.rule``, looked up by name in ``dpcore.cdf``, so a test may
+    replace it).  Domain and errors: as ``dpcore.cdf.estimate``.
     """
-    from dpcore.cdf import _estimate_auto  # the default's path (imported late: a cycle)
+    import dpcore.cdf as cdf  # the registry and the automatic path (imported late: a cycle)
     from dpcore.cdf.auto_v5 import BAND_BRANCHING_V5, _band_tree
 
     eps_v, delta_v = check_privacy(eps, delta)
     clipped = clip_data(data, bounds)
-    plan = auto_plan_v6(clipped.n, eps_v, delta_v)
+    rule = getattr(cdf, cdf.REGISTRY[method_name].rule)
+    plan = rule(clipped.n, eps_v, delta_v, None)
     if granularity is None and plan.method == "hq":
-        return _low_band(clipped, eps_v, plan, make_rng(rng))
+        return _low_band(clipped, eps_v, plan, make_rng(rng), method=method_name)
     if (granularity is None and plan.method == "tree" and plan.branching == BAND_BRANCHING_V5
             and plan.k_max == BAND_BRANCHING_V5**2):
         est = _band_tree(clipped, eps_v, delta_v, plan, make_rng(rng))
-        return replace(est, method="auto_v6")
-    return _estimate_auto(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
-                          granularity=granularity, method_name="auto_v6")
+        return replace(est, method=method_name)
+    return cdf._estimate_auto(data, bounds=bounds, eps=eps_v, delta=delta_v, rng=rng,
+                              granularity=granularity, method_name=method_name,
+                              plan=None if granularity is not None else plan)
 
 
 def _low_band(clipped: Clipped, eps_v: float, plan: AutoPlan, gen: np.random.Generator,
-              warp: float = LOW_WARP_V6) -> CDFEstimate:
+              warp: float = LOW_WARP_V6, method: str = "auto_v6") -> CDFEstimate:
     """The Chebyshev histogram: the release (Laplace per cell) and its post-processing (the
     study benchmarks/cdf_v6_study.py varies ``warp``, the method uses LOW_WARP_V6)."""
     m, n = plan.k_max, clipped.n
@@ -225,4 +280,4 @@ def _low_band(clipped: Clipped, eps_v: float, plan: AutoPlan, gen: np.random.Gen
                "warp": warp, "edges": edges},
     )
     info = {"bins": m, "interpolation": "pchip", "layout": "chebyshev", "plan": plan}
-    return CDFEstimate(lo + (hi - lo) * t, f, eps_v, 0.0, "auto_v6", rel, info=info)
+    return CDFEstimate(lo + (hi - lo) * t, f, eps_v, 0.0, method, rel, info=info)

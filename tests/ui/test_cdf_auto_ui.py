@@ -38,19 +38,20 @@ def test_auto_tree_explained_and_the_slider_not_available(page: Any, server: Ser
     open_cdf(page, server, f"lang={lang}&method=auto&n=10000&eps=1")
     x = sample("bimodal", 10_000, np.random.default_rng([1, 11]))
     est = estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=np.random.default_rng([1, 12]))
-    assert est.info["depth"] == 3 and est.info["leaves"] == 512
+    assert est.info["depth"] == 3 and est.info["leaves"] == 729  # the 9-ary tree of v6
     note = page.locator(".dp-cdf-auto-tree")
-    expect(note).to_contain_text("512")
+    expect(note).to_contain_text("729")
     expect(note).to_contain_text("10,000")
     note.locator("summary").click()
     expect(note).to_contain_text(g(float(est.release.extra["node_sd"]), 3))
-    expect(note).to_contain_text("584")  # 8 + 64 + 512 noisy counts
+    expect(note).to_contain_text("819")  # 9 + 81 + 729 noisy counts
+    expect(note).to_contain_text("640")  # why 9: the centred cells its leaves hold
     # the slider: disabled, its label and the note under it say why
     expect(page.locator(".dp-cdf-degree-slider input[type=range]")).to_have_attribute(
         "disabled", re.compile(".*"))
     expect(page.locator(".dp-cdf-degree-slider")).to_contain_text(t("cdf.ctl.degree_na", lang))
     expect(page.locator(".dp-cdf-degree-na")).to_contain_text(t("cdf.degree.side_tree", lang))
-    expect(page.locator(".dp-cdf-structure")).to_contain_text("512")
+    expect(page.locator(".dp-cdf-structure")).to_contain_text("729")
     shot(page, f"cdf-auto-tree-{lang}")
     # the PP view: a new release, the slider live again
     page.get_by_role("button", name=t("cdf.ctl.pp_view", lang)).click()
@@ -62,10 +63,28 @@ def test_auto_tree_explained_and_the_slider_not_available(page: Any, server: Ser
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
+def test_auto_histogram_and_band_tree_explained(page: Any, server: Server, lang: str) -> None:
+    # ANES ages: n·ε = 94.4 (the histogram with Chebyshev edges), then 944 (the two-level tree)
+    open_cdf(page, server, f"lang={lang}&data=anes96_age&method=auto&eps=0.1")
+    note = page.locator(".dp-cdf-auto-hist")
+    expect(note).to_contain_text("94.4")
+    note.locator("summary").click()
+    expect(note).to_contain_text(f"4.83 {t('cdf.unit.years', lang)}")  # an end bar, in years
+    shot(page, f"cdf-auto-chebyshev-{lang}")
+    set_text(page, t("cdf.ctl.eps", lang), "1")
+    band = page.locator(".dp-cdf-auto-band")
+    expect(band).to_contain_text("944")
+    band.locator("summary").click()
+    expect(band).to_contain_text("60%" if lang == "ko" else "60 %")
+    expect(band).to_contain_text("272")  # 16 + 256 noisy counts
+    shot(page, f"cdf-auto-band-tree-{lang}")
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
 def test_value_spacing_bad_values_and_the_stale_plot(page: Any, server: Server,
                                                      lang: str) -> None:
     open_cdf(page, server, f"lang={lang}&data=anes96_age&method=auto")
-    expect(page.locator(".dp-cdf-auto-hist")).to_be_visible()
+    expect(page.locator(".dp-cdf-auto-band")).to_be_visible()
     page.get_by_label(t("cdf.ctl.lattice", lang), exact=True).check()
     expect(page).to_have_url(re.compile("[?&]gran=1(&|$)"))
     expect(page.locator(".dp-cdf-auto-lattice")).to_contain_text("83")

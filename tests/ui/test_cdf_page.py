@@ -138,12 +138,13 @@ def test_each_data_source_and_the_auto_histogram_note(page: Any, server: Server)
         expect(page).to_have_url(re.compile(f"data={name}"))
         expect(page.locator(".dp-cdf-table")).to_contain_text(f"x ({unit})")
         expect(page.locator(".dp-cdf-total-eps")).to_have_text("1")  # a fresh source each
-    # ANES under auto: histogram branch, the reason, and the PP view as a new release
+    # ANES under auto (n·ε = 944): the two-level tree, the reason, and the PP view as a new
+    # release (below n·ε = 300 auto releases a histogram: test_cdf_auto_ui.py)
     select.select_option(label=t("cdf.data.anes96_age", "en"))
-    note = page.locator(".dp-cdf-auto-hist").first
+    note = page.locator(".dp-cdf-auto-band").first
     expect(note).to_contain_text("n·ε = 944")
     expect(page.locator(".dp-cdf-degree")).to_have_count(0)
-    shot(page, "cdf-anes-auto-histogram-en")
+    shot(page, "cdf-anes-auto-band-tree-en")
     page.get_by_role("button", name=t("cdf.ctl.pp_view", "en")).click()
     expect(page).to_have_url(re.compile("method=pp"))
     expect(page.locator(".dp-cdf-degree")).to_have_count(1)

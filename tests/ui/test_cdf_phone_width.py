@@ -57,7 +57,7 @@ def open_phone(page: Any, server: Server, query: str) -> None:
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
 @pytest.mark.parametrize("query", ["n=2000&eps=1&method=pp",
-                                   "data=anes96_age&method=auto",
+                                   "data=anes96_age&eps=0.1&method=auto",
                                    "n=2000&eps=1&method=pp&degree=64"],
                          ids=["pp", "auto-histogram", "degree-at-its-end"])
 def test_cdf_is_no_wider_than_a_phone(page: Any, server: Server, lang: str, query: str) -> None:

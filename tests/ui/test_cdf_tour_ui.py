@@ -85,9 +85,11 @@ WAIT_FOR = ("(needles) => { const s = (" + DEEP_TEXT + ")();"
             " return needles.every(n => s.includes(n)); }")
 # What answers each prediction, as the catalogues write it (tests/app/cdf/test_cdf_tour.py).
 ANSWERS = {"en": {1: ("costs no privacy", "no extra privacy cost", "as often as you like"),
-                  2: ("new release",), 3: ("when the noise is large", "≥ 1,500")},
+                  2: ("new release",), 3: ("when the noise is large", "n·ε < 300",
+                                           "is below 300", "lies in the band")},
            "ko": {1: ("비용은 들지 않습니다", "예산이 더 들지 않습니다", "비용이 늘지 않음"),
-                  2: ("새로 공개", "새 공개"), 3: ("잡음이 크면 히스토그램", "≥ 1,500")}}
+                  2: ("새로 공개", "새 공개"), 3: ("잡음이 크면 히스토그램", "n·ε < 300",
+                                                "300보다 작아서", "구간에 있어서")}}
 
 
 def _shown(page: Any, *needles: str) -> str:
@@ -140,6 +142,6 @@ def test_cdf_tour_hides_what_answers_the_prediction(page: Any, server: Server,
     text = _shown(page, t("cdftour.hide.method_auto", lang))
     assert [a for a in ANSWERS[lang][3] if a in text] == []
     page.locator(f".dp-tour-option-{steps[2].answer} button").click()
-    expect(summary).to_contain_text("1,500")  # n·ε = 100 < 1,500: a histogram, and why
+    expect(summary).to_contain_text("< 300")  # n·ε = 100 < 300: a histogram, and why
     _shown(page, t("cdf.method.auto", lang))  # the method list states the rule again
     expect(note).to_be_hidden()

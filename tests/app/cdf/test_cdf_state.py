@@ -123,15 +123,22 @@ def test_new_class_data_is_a_fresh_source_and_a_fresh_ledger() -> None:
 
 
 def test_real_data_auto_histogram_explains_and_pp_view_is_a_new_release() -> None:
-    s = CDFState(dataset="anes96_age", method="auto")
+    # ANES ages at eps = 0.1: n eps = 94.4 < 300, the default's histogram with Chebyshev edges
+    # (at eps = 1, n eps = 944, it is the two-level tree: test_real_data_auto_band_tree...)
+    s = CDFState(dataset="anes96_age", method="auto", eps=0.1)
     plan = s.auto_plan()
-    assert plan is not None and plan.method == "hq"
+    assert plan is not None and plan.method == "hq" and plan.layout == "chebyshev"
     info = s.degree_info()
     assert not info.available and info.reason == "histogram"
     text = views.auto_choice_html(s, "en")
-    assert "944" in text and "1,500" in text and f"{plan.k_max} bars" in text
+    assert "94.4" in text and "is below 300" in text and f"{plan.k_max} bars" in text
     b = s.current().release.noise_scale
     assert f"b = {views.g(b, 3)}" in text and "dp-cdf-auto-hist" in text
+    # the end bars and the middle ones, in years (the data's unit)
+    edges = s.current().release.extra["edges"]
+    w = np.diff(edges) * (100 - 18)
+    assert f"each end bar is {views.g(float(w.min()), 3)} years wide" in text
+    assert f"up to {views.g(float(w.max()), 3)} years" in text
     assert "Not available" in views_degree.degree_side_html(s, info, "en")
     assert s.ledger().releases == 1 and s.ledger().total.delta == 0.0
     s.set_input("method", "pp")
@@ -139,26 +146,40 @@ def test_real_data_auto_histogram_explains_and_pp_view_is_a_new_release() -> Non
     led = s.ledger()
     assert led.releases == 2 and led.rule == "mixed"
     real = load_real("anes96_age")
-    ref = _est(np.asarray(real.values), "pp", bounds=real.bounds)
+    ref = _est(np.asarray(real.values), "pp", bounds=real.bounds, eps=0.1)
     np.testing.assert_array_equal(s.current().grid_f, ref.grid_f)
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
+def test_real_data_auto_band_tree_explains_its_two_levels(lang: str) -> None:
+    # ANES ages at eps = 1: n eps = 944, the two-level 16-ary tree (pure eps-DP)
+    s = CDFState(dataset="anes96_age", method="auto")
+    plan = s.auto_plan()
+    assert plan is not None and plan.method == "tree" and plan.branching == 16
+    info = s.degree_info()
+    assert not info.available and info.reason == "tree"
+    text = views.auto_choice_html(s, lang)
+    assert "944" in text and "300 ≤ n·ε &lt; 1,500" in text and "dp-cdf-auto-band" in text
+    assert s.ledger().releases == 1 and s.ledger().total.delta == 0.0
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
 def test_auto_tree_says_what_it_released_and_the_slider_is_not_available(lang: str) -> None:
-    s = CDFState(method="auto")  # bimodal, n = 10,000, eps = 1: n eps = 10^4 -> depth 3
+    s = CDFState(method="auto")  # bimodal, n = 10,000, eps = 1: n eps = 10^4 -> 9-ary, depth 3
     est = s.current()
     plan = s.auto_plan()
     assert plan is not None and plan.method == "tree"
-    assert est.release.values.size == 8 + 64 + 512
+    assert est.release.values.size == 9 + 81 + 729
     np.testing.assert_array_equal(est.grid_f, _est(_x(), "auto").grid_f)  # dpcore's release
     info = s.degree_info()
     assert not info.available and info.reason == "tree"
     text = views.auto_choice_html(s, lang)
     sd = views.g(float(est.release.extra["node_sd"]), 3)
-    assert "dp-cdf-auto-tree" in text and sd in text and "584" in text and "512" in text
-    assert "10,000" in text and "1,500" in text
+    assert "dp-cdf-auto-tree" in text and sd in text and "819" in text and "729" in text
+    assert "10,000" in text and "1,500 ≤ n·ε &lt; 15,000" in text
+    assert t("cdf.auto.mid_note", lang, b=9, b8=8, leaves="729", cells="640", depth=3) in text
     shape = s.release_shape()
-    assert shape is not None and (shape.branching, shape.depth, shape.leaves) == (8, 3, 512)
+    assert shape is not None and (shape.branching, shape.depth, shape.leaves) == (9, 3, 729)
     card = privacy_html(s, lang)
     assert views.shape_text(shape, lang) in card
     side = views_degree.degree_side_html(s, info, lang)

@@ -110,12 +110,13 @@ ANSWERS = {
     "en": {"slider-cost": ("costs no privacy", "no extra privacy cost", "as often as you like",
                            "released up to"),
            "new-seed": ("new release",),
-           "auto-hist": ("when the noise is large", "≥ 1,500", "is at least 1,500"),
+           "auto-hist": ("when the noise is large", "n·ε < 300", "is below 300",
+                         "lies in the band"),
            "isotonic": ("does not increase it",)},
     "ko": {"slider-cost": ("비용은 들지 않습니다", "예산이 더 들지 않습니다",
                            "추가 프라이버시 비용 없음", "프라이버시 비용이 늘지 않음", "마음껏"),
            "new-seed": ("새로 공개", "새 공개"),
-           "auto-hist": ("잡음이 크면 히스토그램", "≥ 1,500", "1,500 이상이라"),
+           "auto-hist": ("잡음이 크면 히스토그램", "n·ε < 300", "300보다 작아서", "구간에 있어서"),
            "isotonic": ("보정은 이 오차를 늘리지 않습니다",)},
 }
 
@@ -202,10 +203,10 @@ def test_swapped_labels_and_headings_are_the_accessible_names(lang: str) -> None
     ts.go(3)  # auto: the method list and the box above the curve state no rule
     assert t("cdftour.hide.method_auto", lang) in page.w_method.options
     assert page.w_method.value == state.method == "auto"
-    assert "1,500" not in page.auto_box.object and page.auto_box.object
+    assert "300" not in page.auto_box.object and page.auto_box.object
     ts.reveal()
     assert t("cdf.method.auto", lang) in page.w_method.options
-    assert "1,500" in page.auto_box.object  # n·ε = 100 < 1,500: a histogram
+    assert "n·ε &lt; 300" in page.auto_box.object  # n·ε = 100 < 300: a histogram
     # the degree slider's label names no cost at all (its accessible name is set once)
     assert "cost" not in t("cdf.ctl.degree", "en") and "비용" not in t("cdf.ctl.degree", "ko")
 

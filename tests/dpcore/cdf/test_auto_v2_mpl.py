@@ -25,10 +25,12 @@ def test_auto_plan_v2_bands(n: int, eps: float, method: str, size: int) -> None:
     assert plan.method == method and plan.k_max == size
 
 
-def test_auto_tree_is_eight_ary_with_pchip_cells() -> None:
+@pytest.mark.parametrize(("method", "branching"), [("auto_v4", 8), ("auto", 9)])
+def test_auto_tree_is_eight_ary_with_pchip_cells(method: str, branching: int) -> None:
+    # n*eps = 8000: the former default's (auto_v4) 8-ary tree, the default's 9-ary one
     x = np.random.default_rng(1).beta(2, 5, 4000)
-    est = estimate(x, bounds=(0, 1), eps=2.0, delta=1e-6, rng=2)  # the default "auto"
-    assert est.info["plan"].method == "tree" and est.info["branching"] == 8
+    est = estimate(x, bounds=(0, 1), eps=2.0, delta=1e-6, rng=2, method=method)
+    assert est.info["plan"].method == "tree" and est.info["branching"] == branching
     assert est.info["depth"] == 3 and est.info["interpolation"] == "pchip"
     assert est.degree is None  # no degree slider for a tree
     with pytest.raises(DPError):

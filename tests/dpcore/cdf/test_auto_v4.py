@@ -199,11 +199,15 @@ def test_v4_on_a_lattice_is_the_lattice_rule() -> None:
     assert auto_plan_v4(10_000, 1.0, 1e-6, 11) == auto_plan_v3(10_000, 1.0, 1e-6, 11)
 
 
-def test_estimate_auto_uses_v4_and_auto_v3_keeps_the_former_rule() -> None:
+def test_estimate_auto_v4_uses_v4_and_auto_v3_keeps_the_former_rule() -> None:
     x = np.random.default_rng(5).beta(2, 5, 20_000)
-    new = estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=1)
+    new = estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=1, method="auto_v4")
     old = estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=1, method="auto_v3")
-    assert new.method == "auto" and old.method == "auto_v3"
+    assert new.method == "auto_v4" and old.method == "auto_v3"
+    # at n*eps = 20000 the default (auto_plan_v6) keeps v4's depth-4 tree: the same release
+    dflt = estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=1)
+    assert dflt.method == "auto" and dflt.info["plan"] == new.info["plan"]
+    np.testing.assert_array_equal(dflt.grid_f, new.grid_f)
     assert new.info["shrink"] == TREE_SHRINK and new.info["layout"] == "centred"
     assert old.info["shrink"] == 0.0 and "layout" not in old.info
     assert new.release.extra["shrink"] == TREE_SHRINK

@@ -146,7 +146,7 @@ def test_plan_domain(args: tuple, key: str | None) -> None:
 def test_registered_not_default_and_the_record() -> None:
     assert "auto_v5" in cdf.ALL_METHODS and "auto_v5" not in cdf.METHODS
     assert cdf.REGISTRY["auto_v5"].rule == "auto_plan_v5"
-    assert cdf.REGISTRY["auto"].rule == "auto_plan_v4"  # the default is unchanged
+    assert cdf.REGISTRY["auto"].rule == "auto_plan_v6"  # the default took v5's band over
     x = sample("spikes", 1000, np.random.default_rng(5))
     est = estimate(x, bounds=(0, 1), eps=0.5, delta=1e-6, method="auto_v5", rng=3)
     assert est.method == "auto_v5" and est.eps == 0.5 and est.delta == 0.0
@@ -160,15 +160,16 @@ def test_registered_not_default_and_the_record() -> None:
     np.testing.assert_array_equal(est.grid_f, again.grid_f)
 
 
-def test_outside_the_band_it_is_the_default() -> None:
+def test_outside_the_band_it_is_the_former_default() -> None:
     x = np.random.default_rng(2).beta(2, 5, 4000)
     for eps in (0.05, 1.0):  # n eps = 200 (v4's histogram) and 4000 (v4's tree)
-        a = estimate(x, bounds=(0, 1), eps=eps, delta=1e-6, rng=1)
+        a = estimate(x, bounds=(0, 1), eps=eps, delta=1e-6, rng=1, method="auto_v4")
         b = estimate(x, bounds=(0, 1), eps=eps, delta=1e-6, rng=1, method="auto_v5")
         np.testing.assert_array_equal(a.grid_f, b.grid_f)
         assert b.method == "auto_v5"
     xs = np.round(x * 80) / 80
-    a = estimate(xs, bounds=(0, 1), eps=0.2, delta=1e-6, rng=1, granularity=1 / 80)
+    a = estimate(xs, bounds=(0, 1), eps=0.2, delta=1e-6, rng=1, granularity=1 / 80,
+                 method="auto_v4")
     b = estimate(xs, bounds=(0, 1), eps=0.2, delta=1e-6, rng=1, granularity=1 / 80,
                  method="auto_v5")
     np.testing.assert_array_equal(a.grid_f, b.grid_f)
@@ -201,6 +202,6 @@ def test_spikes_are_resolved_where_the_histogram_is_not() -> None:
     ref = RefGrid(ecdf(x), 0.0, 1.0)
     ks5 = [ref.distances(estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=s,
                                   method="auto_v5")).ks for s in range(3)]
-    ks4 = [ref.distances(estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=s)).ks
-           for s in range(3)]
+    ks4 = [ref.distances(estimate(x, bounds=(0, 1), eps=1.0, delta=1e-6, rng=s,
+                                  method="auto_v4")).ks for s in range(3)]
     assert math.fsum(ks5) < 0.6 * math.fsum(ks4)

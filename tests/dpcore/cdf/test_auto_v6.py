@@ -9,6 +9,7 @@ below and just above every edge) for the sensitivity; property tests for the est
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -252,3 +253,47 @@ def test_the_mid_band_layout_centres_eightieths() -> None:
         idx = tree.leaf_index(t, m, "centred")
         centre = (idx - 1) / 640  # leaf 1 + j holds the cell centred on j / 640
         np.testing.assert_allclose(centre, t, rtol=0, atol=1e-15)
+
+
+# --- the default since 2026-12-06: "auto" is auto_plan_v6, the former default "auto_v4" ---------
+def test_the_default_is_v6_and_the_former_default_keeps_its_name() -> None:
+    assert cdf.REGISTRY["auto"].rule == "auto_plan_v6"
+    assert cdf.REGISTRY["auto_v4"].rule == "auto_plan_v4"
+    assert "auto_v4" in cdf.ALL_METHODS and "auto_v4" not in cdf.METHODS
+    x = sample("heavy", 1000, np.random.default_rng(5))
+    for eps in (0.1, 0.5, 3.0, 20.0):  # one n*eps in each band: 100, 500, 3000, 20000
+        dflt = estimate(x, bounds=(0, 1), eps=eps, delta=1e-6, rng=4)
+        v6 = estimate(x, bounds=(0, 1), eps=eps, delta=1e-6, rng=4, method="auto_v6")
+        v4 = estimate(x, bounds=(0, 1), eps=eps, delta=1e-6, rng=4, method="auto_v4")
+        assert dflt.method == "auto" and v6.method == "auto_v6" and v4.method == "auto_v4"
+        np.testing.assert_array_equal(dflt.grid_f, v6.grid_f)
+        assert dflt.info["plan"] == auto_plan_v6(1000, eps, 1e-6)
+        assert v4.info["plan"] == auto_plan_v4(1000, eps, 1e-6)
+        assert (dflt.eps, dflt.delta) == (v6.eps, v6.delta)
+    # the former default's releases below 1500 are the equal-bin histograms
+    assert estimate(x, bounds=(0, 1), eps=0.5, delta=1e-6, rng=4,
+                    method="auto_v4").info["bins"] == 32
+
+
+def test_the_bands_table_is_the_rule() -> None:
+    from dpcore.cdf.auto_v6 import BANDS_V6, band_of
+
+    assert BANDS_V6[0].start == 0.0 and BANDS_V6[-1].end == math.inf
+    for a, b in itertools.pairwise(BANDS_V6):
+        assert a.end == b.start
+    for band in BANDS_V6:
+        for ne in (band.start, (band.start + min(band.end, 1e7)) / 2):
+            if ne < 2.0:
+                continue
+            n = 10_000_000 if ne >= 1e6 else 1000
+            plan = auto_plan_v6(n, ne / n, 1e-6)
+            assert band_of(n, ne / n) == band
+            if band.kind == "hq":
+                assert plan.method == "hq" and plan.layout == "chebyshev"
+            else:
+                assert (plan.method, plan.branching, plan.k_max) == ("tree", band.branching,
+                                                                     band.leaves)
+                assert band.branching**band.depth == band.leaves
+    assert [b.top_share for b in BANDS_V6 if b.top_share] == [cdf.auto_v5.BAND_TOP_SHARE]
+    with pytest.raises(DPError):
+        band_of(1, 1.0)

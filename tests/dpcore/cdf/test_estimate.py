@@ -39,21 +39,32 @@ def test_same_seed_same_release(method: str) -> None:
 
 
 def test_default_method_is_auto_histogram_then_tree() -> None:
+    # n * eps = 500 (300 <= n eps < 1500): the default (auto_plan_v6) releases the two-level
+    # 16-ary tree, pure eps-DP; the former default (auto_v4) the 32-bin PCHIP histogram
     est = estimate(DATA, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
     assert est.method == "auto"
-    # n * eps = 500 < 1500: the PCHIP Laplace histogram, pure eps-DP
+    assert est.info["plan"].method == "tree" and est.info["branching"] == 16
+    assert est.release.mechanism == "laplace" and est.delta == 0.0
+    assert est.release.values.size == 16 + 256
+    est = estimate(DATA, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0, method="auto_v4")
     plan = est.info["plan"]
     assert plan.method == "hq" and est.release.mechanism == "laplace" and est.delta == 0.0
     assert est.release.values.size == plan.k_max == 32  # n eps >= 300: 32 bins
     assert est.info["interpolation"] == "pchip"
-    # n = 2000 at eps = 1: n eps >= 1500, the 8-ary tree of depth 3 (8 + 64 + 512 nodes
-    # released; auto_plan_v3's trees, the default auto_plan_v4, issue 40)
+    # n * eps = 100 < 300: the default's histogram (Chebyshev edges), pure eps-DP
+    est = estimate(DATA, bounds=(0, 100), eps=0.2, delta=1e-6, rng=0)
+    assert est.info["plan"].method == "hq" and est.info["layout"] == "chebyshev"
+    assert est.release.values.size == est.info["bins"] and est.delta == 0.0
+    # n = 2000 at eps = 1: n eps >= 1500, the 9-ary tree of depth 3 (9 + 81 + 729 nodes
+    # released; auto_plan_v6) where auto_v4 has the 8-ary one (8 + 64 + 512)
     big = np.random.default_rng(2).uniform(0, 100, 2000)
     est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0)
     assert est.method == "auto"
     assert est.info["plan"].method == "tree" and est.info["depth"] == 3
-    assert est.release.values.size == 584
+    assert est.release.values.size == 819
     assert est.degree is None  # a tree has no degree
+    est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0, method="auto_v4")
+    assert est.release.values.size == 584
     # the former default auto_v2 (auto_plan_v2): depth 2 there (8 + 64 nodes)
     est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-6, rng=0, method="auto_v2")
     assert est.method == "auto_v2" and est.info["depth"] == 2
@@ -162,4 +173,4 @@ def test_auto_switches_to_laplace_when_delta_is_tiny() -> None:
     assert est.release.values.size == 65
     est = estimate(big, bounds=(0, 100), eps=1.0, delta=1e-12, rng=0)
     assert est.release.mechanism == "laplace" and est.delta == 0.0
-    assert est.release.values.size == 8 + 64 + 512  # the tree of depth 3 (n eps = 10^4)
+    assert est.release.values.size == 9 + 81 + 729  # the 9-ary tree of depth 3 (n eps = 10^4)

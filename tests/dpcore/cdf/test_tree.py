@@ -176,13 +176,13 @@ def test_pp_on_a_lattice_keeps_its_free_degree_slider() -> None:
 # --- auto: public quantities only ------------------------------------------------------------
 def test_auto_plan_reads_only_public_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[object, ...]] = []
-    real = cdf.auto_plan_v4  # the default's rule (issue 40, 2026-12-05)
+    real = cdf.auto_plan_v6  # the default's rule (issue 40, 2026-12-06)
 
     def spy(*args: object) -> cdf.AutoPlan:
         seen.append(args)
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cdf, "auto_plan_v4", spy)
+    monkeypatch.setattr(cdf, "auto_plan_v6", spy)
     rng = np.random.default_rng(8)
     plans = []
     for x in (rng.uniform(size=5000), np.full(5000, 0.25)):
