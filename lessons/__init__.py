@@ -7,8 +7,13 @@ carry the values computed by ``dpcore`` (``{{name}}`` placeholders, ``values_<le
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
+import os
+import platform
 import re
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -222,9 +227,95 @@ def read_source(lesson: str, lang: str) -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+# Where computed values are kept between processes (:func:`keep_values_in`); None: each process
+# computes its own (the default, and what the tests of this package use).
+_STORE: Path | None = None
+_KEPT: dict[str, dict[str, str]] = {}
+
+
+def keep_values_in(directory: Path | None) -> None:
+    """Keep each lesson's computed values in ``directory`` too, under a name that hashes the
+    code and data that make them (:func:`code_key`), so other processes of the same code read
+    them instead of computing them again. A server does this at its start
+    (app/serve/server.py): the CDF lesson's values are ~3 s of CPU, which each worker (and
+    every server a test run starts) paid once; a changed file of dpcore/ or lessons/, or
+    another version of Python, numpy, scipy or mpmath, makes a new name."""
+    global _STORE
+    _STORE = directory
+    _KEPT.clear()
+
+
+def default_store() -> Path:
+    """``DPLAB_CACHE_DIR``, else ``dplab-values`` in the system's temporary directory."""
+    return Path(os.environ.get("DPLAB_CACHE_DIR") or
+                Path(tempfile.gettempdir()) / f"dplab-values-{os.getuid()}")
+
+
 @cache
+def code_key() -> str:
+    """A hash of everything the values are computed from: every file of dpcore/ and lessons/
+    (path and bytes) and the versions of Python and the numeric libraries."""
+    import mpmath
+    import numpy
+    import scipy
+
+    h = hashlib.sha256()
+    h.update(f"{platform.python_version()} {numpy.__version__} {scipy.__version__} "
+             f"{mpmath.__version__}".encode())
+    root = LESSON_DIR.parent
+    for top in ("dpcore", "lessons"):
+        for p in sorted((root / top).rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:24]
+
+
 def values(lesson: str) -> dict[str, str]:
-    """``{{name}}`` -> text, computed by dpcore (``lessons/values_<lesson>.py``)."""
+    """``{{name}}`` -> text, computed by dpcore (``lessons/values_<lesson>.py``), or read from
+    the store of a process that computed them with the same code (:func:`keep_values_in`)."""
+    if _STORE is None or not _store_is_ours(_STORE):
+        return _computed(lesson)
+    got = _KEPT.get(lesson)
+    if got is not None:
+        return got
+    path = _STORE / f"{lesson}-{code_key()}.json"
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(stored, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                            for k, v in stored.items()):
+            _KEPT[lesson] = stored
+            return stored
+    except (OSError, ValueError):
+        pass
+    out = _computed(lesson)
+    try:  # written whole under another name, then renamed: a reader never sees half a file
+        fd, tmp = tempfile.mkstemp(dir=_STORE, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(out, f, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only place: each process computes its own, as without a store
+    _KEPT[lesson] = out
+    return out
+
+
+@cache
+def _store_is_ours(directory: Path) -> bool:
+    """The store exists (made here if not) as a directory of this user that nobody else may
+    write: in a shared temporary directory, another user could otherwise put values there."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = directory.lstat()
+    except OSError:
+        return False
+    import stat
+
+    return (stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+            and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+@cache
+def _computed(lesson: str) -> dict[str, str]:
     mod = importlib.import_module(f"lessons.values_{lesson}")
     out = mod.values()
     for k, v in out.items():

@@ -444,6 +444,11 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
     for policy in _TUNED_GC:
         policy.install(server._tornado)
     room_wiring.announce_token(address, port, prefix)
+    # The lessons' computed values: read from a process of the same code that computed them
+    # (~3 s of CPU for the CDF lesson's, once per machine and code instead of once per worker).
+    import lessons
+
+    lessons.keep_values_in(lessons.default_store())
     # /cdf's process-wide caches, filled beside the serving thread (not by the first /cdf page)
     from app.cdf.page import warm_up_in_background
 

@@ -194,6 +194,9 @@ def test_serve_wires_limits_headers_prefix_and_never_autoreload(
 
     # (serve() makes this process's models name their modules by address: undone after)
     monkeypatch.setattr(app.shell.plainjs, "_SERVED", False)
+    import lessons
+
+    monkeypatch.setattr(lessons, "_STORE", None)  # (and its store of computed values)
     try:
         server.serve(address="127.0.0.1", port=5999, prefix="/course/", max_sessions=7,
                      max_message_bytes=4096, frame_ancestors=["https://lms.example.org"],
@@ -211,6 +214,7 @@ def test_serve_wires_limits_headers_prefix_and_never_autoreload(
     patterns = [p for p, *_ in seen["extra_patterns"]]
     assert "/healthz" in patterns and "/" in patterns
     assert r"/modules/([\w-]+)\.js" in patterns and app.shell.plainjs._SERVED
+    assert lessons._STORE == lessons.default_store()
     health = next(x for x in seen["extra_patterns"] if x[0] == "/healthz")
     assert health[2] == {"worker": "w9", "max_sessions": 7}
     assert len(fake._tornado.transforms) == 1
