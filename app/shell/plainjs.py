@@ -86,13 +86,19 @@ class PlainJS(pn.custom.JSComponent):
             name = _KEYS.get(esm)
             if name is None:
                 digest = hashlib.sha256(esm.encode()).hexdigest()[:16]
-                name = _KEYS[esm] = f"dplab-{type(self).__name__}-{digest}"
+                name = _KEYS[esm] = f"dplab-{module_owner(type(self)).__name__}-{digest}"
             props["bundle"] = name
             if _SERVED:
                 _BY_NAME.setdefault(name, esm)
                 props["bundle"] = "url"  # Panel's JavaScript imports props["esm"] as an address
                 props["esm"] = href(f"{MODULES_PATH}{name}.js")
         return props
+
+
+def module_owner(cls: type) -> type:
+    """The class whose ``_esm`` ``cls`` uses (a subclass may share its base's module): the
+    module's name, the same whichever of them a process makes first."""
+    return next(c for c in cls.__mro__ if "_esm" in vars(c))
 
 
 def components() -> list[type[PlainJS]]:
@@ -113,10 +119,11 @@ def module_text(name: str) -> str | None:
     got = _BY_NAME.get(name)
     if got is None:
         for cls in components():
-            if name.startswith(f"dplab-{cls.__name__}-"):
+            owner = module_owner(cls).__name__
+            if name.startswith(f"dplab-{owner}-"):
                 esm = cls._render_esm(True, server=False)
                 key = _KEYS.get(esm) or (
-                    f"dplab-{cls.__name__}-{hashlib.sha256(esm.encode()).hexdigest()[:16]}")
+                    f"dplab-{owner}-{hashlib.sha256(esm.encode()).hexdigest()[:16]}")
                 _KEYS[esm] = key
                 _BY_NAME.setdefault(key, esm)
         got = _BY_NAME.get(name)

@@ -339,14 +339,17 @@ def test_an_oversized_message_closes_only_that_connection(prod: Prod) -> None:
 def test_workers_write_nothing_but_the_balancer_config(prod: Prod) -> None:
     # TMPDIR and HOME of every process point into the test's folder: after all the sessions
     # above, only serve-prod's run folder (HAProxy config, error pages, stats socket, the live
-    # class's Redis socket) is there.
+    # class's Redis socket, the lessons' computed values for a restarted worker) is there.
     home = list((prod.tmp / "home").rglob("*"))
     assert home == [], home
     names = sorted(p.name for p in (prod.tmp / "tmp").rglob("*"))
     run_dirs = [p for p in (prod.tmp / "tmp").iterdir()]
     assert len(run_dirs) == 1 and run_dirs[0].name.startswith("dplab-serve-"), names
-    assert set(names) - {run_dirs[0].name} == {
-        "haproxy.cfg", "haproxy.sock", "502.http", "503.http", "504.http", "redis.sock"}, names
+    values = {n for n in names if re.fullmatch(r"(gaussian|cdf)-[0-9a-f]{24}\.json", n)}
+    assert values and (run_dirs[0] / "values").is_dir(), names  # (made at a worker's start)
+    assert set(names) - {run_dirs[0].name} - values == {
+        "haproxy.cfg", "haproxy.sock", "502.http", "503.http", "504.http", "redis.sock",
+        "values"}, names
     assert sorted(p.name for p in prod.tmp.iterdir()) == ["home", "serve-prod.log", "tmp"]
 
 
