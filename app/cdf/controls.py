@@ -69,6 +69,7 @@ class CDFControls(SettlingControls, UploadControls):
         error: Slot
         degree_side: TextPane
         stale_note: TextPane
+        stream_text: Text
         plot_col: pn.Column
         plot: LinePlot
 
@@ -452,11 +453,11 @@ class CDFControls(SettlingControls, UploadControls):
 
     def stream_panel(self) -> PartsPanel:
         """The stream's controls as one component (made once per page): its modes and number
-        of batches, the error line under them, its two buttons, and why no batch can be added
-        (the controls are left out of print, the error lines are not)."""
+        of batches, the error line under them, its two buttons, why no batch can be added and
+        what the stream released (the controls are left out of print, the texts are not)."""
         row = '<div class="dp-cdf-stream-ctl">'
         order = [row, self.w_stream_mode, self.w_parts, "</div>", self.err["stream_parts"],
-                 row, self.w_add, self.w_reset, "</div>", self.stream_err]
+                 row, self.w_add, self.w_reset, "</div>", self.stream_err, self.stream_text]
         return self._main_panel("stream", self.stream_bar, order)
 
     def _main_panel(self, name: str, bar: Bar, order: list[Any]) -> PartsPanel:

@@ -17,13 +17,14 @@ from app.cdf import views, views_degree
 from app.cdf.inputs import METHODS, PLOT_POINTS
 from app.cdf.methods import STYLE
 from app.cdf.panes import Slot, text_pane
+from app.cdf.parts import Text
 from app.cdf.views import metrics_html, table_html
 from app.shell import svgplot, theme
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from app.cdf.parts import Action, Html
+    from app.cdf.parts import Action, Bar, Html
     from app.cdf.state import CDFState
 
 # STYLE: each method's Okabe-Ito colour and dash, registered once (app/cdf/methods.py).
@@ -41,6 +42,7 @@ class CDFFigures:
         w_all: Action
         w_pp_view: Action
         stream_err: Html  # the stream's line under its buttons (app/cdf/controls.py)
+        stream_bar: Bar  # the stream component's parts (app/cdf/controls.py)
         hide: Mapping[str, str]  # messages swapped while the tour waits (app/cdf/tour.py)
 
         def tr(self, key: str, **fmt: Any) -> str: ...
@@ -91,7 +93,9 @@ class CDFFigures:
         self.degree_status = Slot(css_classes=["dp-cdf-degree-status-pane"])
         self.degree_side = text_pane("", margin=(0, 10), css_classes=["dp-cdf-degree-side"])
         self.degree_table = Slot(css_classes=["dp-cdf-degree-table-pane"])
-        self.stream_text = text_pane("", css_classes=["dp-cdf-stream-pane"])
+        # what the stream released: a text of the stream's component (under its controls)
+        self.stream_text = Text(self.stream_bar, "stream_text", "",
+                                css_classes=["dp-cdf-stream-pane"])
 
     def _x_label(self) -> str:
         unit = self.state.unit()

@@ -368,7 +368,7 @@ class CDFPage(CDFControls, CDFFigures):
             self.head_panel(),
             first, self.multiples, self.table,
             self.cards_panel(), degree, self.stream_panel(),
-            self.plot_stream, self.stream_text,
+            self.plot_stream,
             self.exports(),
         ]
 
