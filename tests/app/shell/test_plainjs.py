@@ -16,18 +16,7 @@ import app.shell.exportbar
 import app.shell.template
 import app.shell.tour
 import app.shell.widgets
-from app.shell.plainjs import PlainJS
-
-
-def components() -> list[type[PlainJS]]:
-    seen: list[type[PlainJS]] = []
-    todo = list(PlainJS.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        if not cls.abstract:  # (a base such as app.shell.svgplot.SvgPlot has no module)
-            seen.append(cls)
-        todo.extend(cls.__subclasses__())
-    return seen
+from app.shell.plainjs import PlainJS, components
 
 
 def test_every_component_of_the_app_is_plain_js() -> None:
