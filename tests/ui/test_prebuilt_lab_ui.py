@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from ui.conftest import Server, start_server, stop_server
@@ -67,8 +68,16 @@ def test_a_page_built_ahead_works_as_one_built_on_demand(
         page.keyboard.press("ArrowRight")
         expect(page.locator(".dp-eps")).to_have_text("2.05")
         expect(page).to_have_url(re.compile(r"[?&]eps=2\.05(&|$)"))
-        # The simulation figure, drawn by the page, with its text.
-        page.locator(".dp-sim-text").scroll_into_view_if_needed()
+        # The simulation figure, drawn by the page, with its text. (Its text is drawn anew with
+        # each of the view's messages, so the element found may be replaced while the page
+        # scrolls to it: the scroll is tried again on the new one.)
+        for attempt in range(10):
+            try:
+                page.locator(".dp-sim-text").scroll_into_view_if_needed()
+                break
+            except PlaywrightError:
+                if attempt == 9:
+                    raise
         expect(page.locator(".dp-sim-plot path.dp-sim-h0").first).to_be_visible()
         expect(page.locator(".dp-sim-text")).to_contain_text("5000")
     finally:
