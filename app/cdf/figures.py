@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import panel as pn
 
-from app.cdf import views, views_degree
+from app.cdf import views, views_auto, views_degree
 from app.cdf.inputs import METHODS, PLOT_POINTS
 from app.cdf.methods import STYLE
 from app.cdf.panes import Slot, text_pane
@@ -173,7 +173,7 @@ class CDFFigures:
         self.w_all.visible = not rows
         # auto: say what it chose (tree or histogram) and why, and offer the PP view
         auto = s.method == "auto"
-        self.auto_box.object = (views.auto_choice_html(s, self.lang, self.hide) if auto
+        self.auto_box.object = (views_auto.auto_choice_html(s, self.lang, self.hide) if auto
                                 else "")
         self.w_pp_view.visible = auto and not info.available
 

@@ -29,7 +29,7 @@ import panel as pn
 from markdown_it import MarkdownIt
 
 import lessons
-from app.cdf import export, views, views_degree
+from app.cdf import export, views, views_auto, views_degree
 from app.cdf import tour as cdf_tour
 from app.cdf.controls import CDFControls
 from app.cdf.figures import CDFFigures
@@ -143,7 +143,7 @@ class CDFPage(CDFControls, CDFFigures):
         self.degree_side.object = views_degree.degree_side_html(self.state, info, self.lang,
                                                                 self.hide)
         if self.state.method == "auto":
-            self.auto_box.object = views.auto_choice_html(self.state, self.lang, self.hide)
+            self.auto_box.object = views_auto.auto_choice_html(self.state, self.lang, self.hide)
         self._later("degree")  # the table under the error-by-degree plot
 
     def _input(self, name: str, value: Any) -> None:

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from app.cdf import views
+from app.cdf import views, views_auto
 from app.cdf.state import CDFState
 from app.shell.i18n import LANGUAGES, t
 from dpcore.cdf import TREE_BRANCHING, tree
@@ -21,7 +21,7 @@ from dpcore.cdf.auto_v6 import BANDS_V6, band_of
 
 def _box(lang: str, **kw: object) -> tuple[CDFState, str, str]:
     s = CDFState(method="auto", **kw)
-    html = views.auto_choice_html(s, lang)
+    html = views_auto.auto_choice_html(s, lang)
     summary = html.split('class="dp-cdf-auto-summary">', 1)[1].split("</p>", 1)[0]
     return s, html, summary
 
@@ -42,9 +42,9 @@ def test_every_text_is_filled_and_in_its_language(lang: str) -> None:
         assert "을(를)" not in text and "이(가)" not in text and "은(는)" not in text
         # the whole rule, from dpcore's bands, this release's band in bold
         band = band_of(s.data_n(), s.eps)
-        assert views.bands_html(band, lang) in html
+        assert views_auto.bands_html(band, lang) in html
         assert html.count("<li>") == len(BANDS_V6) and html.count("<strong>") == 1
-        assert f"<strong>{views.band_text(band, lang).replace('<', '&lt;')}</strong>" in html
+        assert f"<strong>{views_auto.band_text(band, lang).replace('<', '&lt;')}</strong>" in html
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -94,7 +94,7 @@ def test_the_trees_say_their_band(lang: str, n: int, eps: float, b: int, depth: 
     shape = s.release_shape()
     assert shape is not None and (shape.branching, shape.depth) == (b, depth)
     band = band_of(n, eps)
-    assert views.band_range(band, lang).replace("<", "&lt;") in summary
+    assert views_auto.band_range(band, lang).replace("<", "&lt;") in summary
     note = t("cdf.auto.mid_note", lang, b=b, b8=TREE_BRANCHING, leaves=f"{b**depth:,}",
              cells=f"{tree.centred_cells(b**depth):,}", depth=depth)
     assert (note in html) == (b != TREE_BRANCHING)
@@ -102,7 +102,7 @@ def test_the_trees_say_their_band(lang: str, n: int, eps: float, b: int, depth: 
 
 def test_the_bands_text_lists_every_band() -> None:
     for lang in LANGUAGES:
-        text = views.bands_text(lang)
+        text = views_auto.bands_text(lang)
         assert text.count(";") == len(BANDS_V6) - 1
         for band in BANDS_V6[1:]:
             assert f"{band.leaves:,}" in text and f"{int(band.start):,}" in text

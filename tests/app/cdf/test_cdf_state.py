@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from app.cdf import views, views_degree
+from app.cdf import views, views_auto, views_degree
 from app.cdf.inputs import METHODS
 from app.cdf.page import CDFState, metrics_html, privacy_html, table_html
 from app.cdf.state import RefGrid, ecdf_sorted, integral_sq_ecdf
@@ -130,7 +130,7 @@ def test_real_data_auto_histogram_explains_and_pp_view_is_a_new_release() -> Non
     assert plan is not None and plan.method == "hq" and plan.layout == "chebyshev"
     info = s.degree_info()
     assert not info.available and info.reason == "histogram"
-    text = views.auto_choice_html(s, "en")
+    text = views_auto.auto_choice_html(s, "en")
     assert "94.4" in text and "is below 300" in text and f"{plan.k_max} bars" in text
     b = s.current().release.noise_scale
     assert f"b = {views.g(b, 3)}" in text and "dp-cdf-auto-hist" in text
@@ -158,7 +158,7 @@ def test_real_data_auto_band_tree_explains_its_two_levels(lang: str) -> None:
     assert plan is not None and plan.method == "tree" and plan.branching == 16
     info = s.degree_info()
     assert not info.available and info.reason == "tree"
-    text = views.auto_choice_html(s, lang)
+    text = views_auto.auto_choice_html(s, lang)
     assert "944" in text and "300 ≤ n·ε &lt; 1,500" in text and "dp-cdf-auto-band" in text
     assert s.ledger().releases == 1 and s.ledger().total.delta == 0.0
 
@@ -173,7 +173,7 @@ def test_auto_tree_says_what_it_released_and_the_slider_is_not_available(lang: s
     np.testing.assert_array_equal(est.grid_f, _est(_x(), "auto").grid_f)  # dpcore's release
     info = s.degree_info()
     assert not info.available and info.reason == "tree"
-    text = views.auto_choice_html(s, lang)
+    text = views_auto.auto_choice_html(s, lang)
     sd = views.g(float(est.release.extra["node_sd"]), 3)
     assert "dp-cdf-auto-tree" in text and sd in text and "819" in text and "729" in text
     assert "10,000" in text and "1,500 ≤ n·ε &lt; 15,000" in text
