@@ -83,16 +83,22 @@ class PlainJS(pn.custom.JSComponent):
         # (--autoreload), which must compile and re-import a module whenever it is edited.
         if props.get("bundle") is None and not props.get("dev"):
             esm = props["esm"]
-            name = _KEYS.get(esm)
-            if name is None:
-                digest = hashlib.sha256(esm.encode()).hexdigest()[:16]
-                name = _KEYS[esm] = f"dplab-{module_owner(type(self)).__name__}-{digest}"
+            name = bundle_name(type(self), esm)
             props["bundle"] = name
             if _SERVED:
                 _BY_NAME.setdefault(name, esm)
                 props["bundle"] = "url"  # Panel's JavaScript imports props["esm"] as an address
                 props["esm"] = href(f"{MODULES_PATH}{name}.js")
         return props
+
+
+def bundle_name(cls: type, esm: str) -> str:
+    """``dplab-<the class that defines the module>-<hash of its text>``, made once per text."""
+    name = _KEYS.get(esm)
+    if name is None:
+        digest = hashlib.sha256(esm.encode()).hexdigest()[:16]
+        name = _KEYS[esm] = f"dplab-{module_owner(cls).__name__}-{digest}"
+    return name
 
 
 def module_owner(cls: type) -> type:
@@ -119,13 +125,9 @@ def module_text(name: str) -> str | None:
     got = _BY_NAME.get(name)
     if got is None:
         for cls in components():
-            owner = module_owner(cls).__name__
-            if name.startswith(f"dplab-{owner}-"):
+            if name.startswith(f"dplab-{module_owner(cls).__name__}-"):
                 esm = cls._render_esm(True, server=False)
-                key = _KEYS.get(esm) or (
-                    f"dplab-{owner}-{hashlib.sha256(esm.encode()).hexdigest()[:16]}")
-                _KEYS[esm] = key
-                _BY_NAME.setdefault(key, esm)
+                _BY_NAME.setdefault(bundle_name(cls, esm), esm)
         got = _BY_NAME.get(name)
     return got
 
