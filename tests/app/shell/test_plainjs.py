@@ -6,6 +6,8 @@ import re
 
 import panel as pn
 import pytest
+import tornado.web
+from tornado.testing import AsyncHTTPTestCase
 
 import app.cdf.component
 import app.cdf.sidebar
@@ -146,36 +148,20 @@ def test_a_worker_that_made_no_such_model_knows_the_module(served: None) -> None
     assert app.shell.plainjs.module_text("dplab-NoSuchThing-0000000000000000") is None
 
 
-def test_the_module_route_answers_the_text_and_refuses_other_names(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    import asyncio
+class ModuleRouteTest(AsyncHTTPTestCase):
+    """The route answers a module's text, immutable, and refuses other names."""
 
-    import tornado.httpclient
-    import tornado.httpserver
-    import tornado.web
+    def get_app(self) -> tornado.web.Application:
+        saved = app.shell.plainjs._SERVED
+        routes = app.shell.plainjs.serve_by_address()
+        app.shell.plainjs._SERVED = saved  # the route is tested here, not the models
+        return tornado.web.Application(routes)
 
-    monkeypatch.setattr(app.shell.plainjs, "_SERVED", False)  # (set again by the next line)
-    routes = app.shell.plainjs.serve_by_address()
-    monkeypatch.setattr(app.shell.plainjs, "_SERVED", False)  # the route is tested, not models
-    name = app.shell.tour.KeyBridge()._get_properties(None)["bundle"]
-
-    async def fetch_all() -> list[tuple[int, str, str]]:
-        from tornado.testing import bind_unused_port
-
-        sock, port = bind_unused_port()
-        server = tornado.httpserver.HTTPServer(tornado.web.Application(routes))
-        server.add_sockets([sock])
-        client = tornado.httpclient.AsyncHTTPClient()
-        out = []
-        try:
-            for path in (f"/modules/{name}.js", "/modules/dplab-KeyBridge-0123456789abcdef.js",
-                         "/modules/..%2Fapp.js"):
-                r = await client.fetch(f"http://127.0.0.1:{port}{path}", raise_error=False)
-                out.append((r.code, r.headers.get("Cache-Control", ""), r.body.decode()))
-        finally:
-            server.stop()
-        return out
-
-    ok, unknown, odd = asyncio.run(fetch_all())
-    assert ok[0] == 200 and "immutable" in ok[1] and "export function render" in ok[2]
-    assert unknown[0] == 404 and odd[0] == 404
+    def test_the_module_route_answers_the_text_and_refuses_other_names(self) -> None:
+        name = app.shell.tour.KeyBridge()._get_properties(None)["bundle"]
+        ok = self.fetch(f"/modules/{name}.js")
+        assert ok.code == 200 and "immutable" in ok.headers.get("Cache-Control", "")
+        assert "export function render" in ok.body.decode()
+        assert self.fetch(f"/modules/{name}.js", method="HEAD").code == 200
+        for other in ("/modules/dplab-KeyBridge-0123456789abcdef.js", "/modules/..%2Fapp.js"):
+            assert self.fetch(other).code == 404
