@@ -196,6 +196,13 @@ def show_curve(pg: Any, *, back_to_top: bool = True) -> None:
                     " if (m) m.scrollTo(0, 0); window.scrollTo(0, 0); }")
 
 
+def shortcuts_ready(pg: Any) -> None:
+    """Wait until the page's keyboard shortcuts listen (app/shell/tour.py KeyBridge). Its module
+    is imported by address (app/shell/plainjs.py), so on a busy machine it may arrive after the
+    card and the fields: a key pressed before that is not a shortcut yet."""
+    expect(pg.locator(".dp-keybridge")).to_be_attached()
+
+
 def shot(pg: Any, name: str) -> Path:
     """Screenshot of the whole page (the template scrolls inside <main>, so grow the viewport)."""
     ARTIFACTS.mkdir(exist_ok=True)

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from app.lab.state import EPS_MAX
 from app.shell.i18n import t
-from ui.conftest import Server, shot
+from ui.conftest import Server, shortcuts_ready, shot
 
 LANGS = ("ko", "en")
 ACCEPT = {"ko": "ko-KR,ko;q=0.9", "en": "en-US,en;q=0.9"}
@@ -98,6 +98,7 @@ def test_print_without_scrolling_is_complete(open_lab: Any, lang: str) -> None:
     expect(pg.locator(".dp-tour-start").first).to_be_visible()
     expect(pg.locator(".dp-attack-view")).to_be_visible()
     on_screen = display(pg.locator(".dp-attack-view"))
+    shortcuts_ready(pg)
     pg.keyboard.press("?")  # ... and the keyboard help, opened
     expect(pg.locator(".dp-help-overlay")).to_be_visible()
     pg.emulate_media(media="print")

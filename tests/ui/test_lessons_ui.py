@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 import lessons
-from ui.conftest import Server, shot
+from ui.conftest import Server, shortcuts_ready, shot
 from ui.test_lab_ui import check_card, url_params
 
 # Leave every field: the focused element may sit in a component's shadow root (the lab's
@@ -228,6 +228,7 @@ def test_tour_walked_with_the_keyboard(page: Any, server: Server) -> None:
     page.goto(f"{server.url}/lab?lang=en&tour=1")
     panel = page.locator(".dp-tour-step")
     expect(panel).to_contain_text(f"Step 1 of {len(steps)}")
+    shortcuts_ready(page)
     page.evaluate(BLUR_DEEP)
     for k in range(1, len(steps) + 1):
         step = steps[k - 1]
@@ -274,11 +275,14 @@ def test_tour_step_from_the_address_in_korean(page: Any, server: Server) -> None
 def test_preset_shortcut_and_typing_do_not_clash(page: Any, server: Server) -> None:
     page.goto(f"{server.url}/lab?lang=en")
     expect(page.locator(".dp-verdict")).to_be_visible()
+    expect(page.locator("#dp-first-paint")).to_have_count(0)
+    shortcuts_ready(page)
     # Typing "2" into a text field must not load preset 2.
     field = page.locator(".dp-input-n input")
     field.fill("8")
     field.press("Enter")
     check_card(page, "sum", 8, 1.0, 1.0, 1.0, 0.13)
+    expect(page).to_have_url(re.compile(r"[?&]n=8(&|$)"))  # (the card reads the same at n=4)
     page.evaluate(BLUR_DEEP)
     page.keyboard.press("2")  # preset 2: sum, claim 0.126
     check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.126)
