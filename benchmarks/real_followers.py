@@ -217,6 +217,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         "SCHED_IDLE (Linux, set after the server started): they run only when "
                         "the server's processes leave a core free, the nearest a one-machine "
                         "run comes to students' devices with CPUs of their own")
+    p.add_argument("--protocol-nice", type=int, default=0,
+                   help="niceness of this process alone (the teacher's tab and the protocol "
+                        "followers), set once Chromium runs: the real pages keep niceness 0 "
+                        "and share the cores with the server as before, while the load "
+                        "client that stands for the other students' devices (~0.3 ms of CPU "
+                        "per card it reads) yields to them (default 0)")
     p.add_argument("--json", default="", help="append the result as one JSON line")
     args = p.parse_args(argv)
     if args.pages < 1 or args.followers < 1:
@@ -360,7 +366,9 @@ def report(r: dict[str, Any]) -> str:
     lines = [f"real followers: {r.get('pages', '?')} Chromium pages (workers "
              f"{r.get('real_workers', '?')}) beside {r.get('followers', '?')} protocol "
              f"followers (clients' niceness {r.get('clients_nice', 0)}"
-             f"{', SCHED_IDLE' if r.get('clients_idle') else ''}); server "
+             f"{', SCHED_IDLE' if r.get('clients_idle') else ''}"
+             f"{'; this process ' + str(r['protocol_nice']) if r.get('protocol_nice') else ''}"
+             f"); server "
              f"{r.get('server', '?')}; load avg {r.get('load_start', '?')} "
              f"-> {r.get('load_end', '?')}",
              "| followers (deliveries)             |     n |    p50 |    p95 |    max | lost |",
@@ -622,8 +630,12 @@ async def one_move(teacher: wsclient.Tab, protos: list[wsclient.Follower],
             print(f"  a real page failed: {type(exc).__name__}: {exc}"[:200], file=sys.stderr)
             return None
 
-    out = await asyncio.gather(wait_ok(), wait_protos(), *(wait_real(rp) for rp in reals))
-    by, seen = out[1], out[2:]
+    # The real pages are asked once the protocol followers have their cards: their times come
+    # from each page's own observer (JS_ARM), and a question through Playwright's driver at the
+    # move (six evaluations, the driver and Chromium's browser process woken) took CPU from the
+    # workers' card passes that it was timing.
+    _, by = await asyncio.gather(wait_ok(), wait_protos())
+    seen = await asyncio.gather(*(wait_real(rp) for rp in reals))
     every = [x for xs in by.values() for x in xs]
     for rp, s in zip(reals, seen, strict=True):
         near = by.get(rp.worker) or every
@@ -702,6 +714,8 @@ async def run(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     load_start = loadavg()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_FLAGS)
+        if args.protocol_nice:  # (Playwright's driver and Chromium started before: not theirs)
+            os.nice(args.protocol_nice)
         first, pin = await placed_follower(base, code, teacher.worker or "-", args.place)
         protos = [first]
         reals = [await open_real(browser, f"{base}/lab?room={code}&lang=ko", pin)]
@@ -788,6 +802,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         r = asyncio.run(run(args, srv))
         r["settled_s"] = waited
         r["clients_nice"] = args.clients_nice
+        r["protocol_nice"] = args.protocol_nice
         r["clients_idle"] = args.clients_idle
     finally:
         srv.stop()

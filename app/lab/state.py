@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import param
+from param.parameterized import no_instance_params
 
 from app.shell.numbers import clean_number_text, fmt_input, parse_number
 from dpcore import gaussian, queries, tradeoff
@@ -93,8 +94,16 @@ def _cycle_to(values: list[float], n: int, B: float) -> list[float]:
     return [float(base[k % len(base)]) for k in range(n)]
 
 
+@no_instance_params
 class LabState(param.Parameterized):
-    """Everything the lab shows is a function of these parameters."""
+    """Everything the lab shows is a function of these parameters.
+
+    Its instances share the class's parameter objects (param's ``no_instance_params``; only
+    the values are per instance, and nothing here changes a parameter object at run time):
+    param otherwise copies a parameter object for an instance at its first ``update`` or
+    ``self.param[name]``, which was most of a worker's work for the card of a new room state
+    (``app/lab/follow.py``; figures in benchmarks/README.md, "a room state's card").
+    """
 
     query: str = param.Selector(  # type: ignore[assignment]
 

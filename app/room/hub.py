@@ -49,7 +49,7 @@ COUNT_EVERY_S = 2.0
 # (when it arrived, how long the cards and the labs' callbacks took); off in production.
 TIMING = os.environ.get("DPLAB_ROOM_TIMING") == "1"
 # After a room message's cards, the rest for those labs (see ``_dispatch``).
-AFTER_CARDS_S = 0.05
+AFTER_CARDS_S = float(os.environ.get("DPLAB_AFTER_CARDS_S", "0.05"))
 timing_log = logging.getLogger("dplab.server.timing")  # (the server log's handler)
 RETRY_MIN_S, RETRY_MAX_S = 0.5, 5.0
 RESTORE_WAIT_S = 10.0

@@ -132,3 +132,46 @@ def test_the_route_closes_for_an_unknown_lab_and_forgets_a_closed_socket() -> No
             server.stop()
 
     asyncio.run(body())
+
+
+def test_a_frame_written_to_the_socket_is_the_frame_tornado_writes() -> None:
+    """push() hands its frame (app/room/channel.py ``wire``: made once per payload) to the
+    socket itself: every length form of RFC 6455 arrives whole through Tornado's client, in
+    order, also when the client stops reading for a while and the rest waits in the stream."""
+    async def body() -> None:
+        _hub, _lab, link = await a_student()
+        app = tornado.web.Application(channel.routes())
+        sock, port = tornado.testing.bind_unused_port()
+        server = tornado.httpserver.HTTPServer(app)
+        server.add_sockets([sock])
+        try:
+            ws: Any = await tornado.websocket.websocket_connect(
+                f"ws://127.0.0.1:{port}{channel.PATH}?link={link.id}")
+            await until(lambda: link.channel is not None)
+            cc = link.channel
+            assert cc is not None
+            # 7-bit, 16-bit and 64-bit lengths, at each boundary
+            sizes = [0, 1, 125, 126, 127, 65535, 65536, 300_000]
+            payloads = [b"x" * n for n in sizes]
+            for p in payloads:
+                assert channel.wire(p) is channel.wire(p)  # (once per payload object)
+                assert cc.push(p)
+            for p in payloads:
+                got = await asyncio.wait_for(ws.read_message(), 5)
+                assert got == p.decode()
+            # a client that does not read: the socket's buffers fill, the rest waits in the
+            # stream (IOStream.writing()) and still arrives in order
+            big = [bytes([65 + k]) * 2_000_000 for k in range(6)]
+            for p in big:
+                assert cc.push(p)
+            assert cc.ws_connection.stream.writing()  # (the fallback path was taken)
+            for p in big:
+                got = await asyncio.wait_for(ws.read_message(), 10)
+                assert got == p.decode()
+            ws.close()
+            await until(lambda: link.channel is None)
+            assert not cc.push(b"late")  # a closed channel says so
+        finally:
+            server.stop()
+
+    asyncio.run(body())
