@@ -11,7 +11,7 @@ export function render({ model, el }) {
   const id = `dp-curve-${++curveCount}`;
   const holder = document.createElement("div");
   holder.className = "dp-svg-plot";
-  let frame = null, box = null, shown = null;  // the figure drawn last (its clicks)
+  let frame = null, box = null;  // of the figure drawn last (its clicks)
 
   function draw() {
     const d = plotData(model);
@@ -72,12 +72,13 @@ export function render({ model, el }) {
     holder.replaceChildren(svg);
     labelWithBox(svg, box.left + 8, box.top + frame.ph - 8, d.note, look,
                  { colour: look.note, cls: "dp-svg-note" });
-    shown = svg;
     return svg;
   }
 
   // A click inside the plot area: its ε goes to the server (which rounds and bounds it).
   holder.addEventListener("click", (ev) => {
+    // (the figure on screen: a redraw patches it, assets/dplab-svgplot.js mountPlot)
+    const shown = holder.querySelector("svg.dp-svg");
     if (!frame || !shown) return;
     const r = shown.getBoundingClientRect();
     const x = ev.clientX - r.left, y = ev.clientY - r.top;

@@ -72,45 +72,20 @@
     morph(laid, html);
   }
 
-  // `el` shows `html`: the nodes that differ are changed in place (text, attributes), a node
-  // of another kind or a list of another length is replaced. A room state changes a few
-  // numbers of the card: replacing its whole subtree made the browser style, shape and lay
-  // out ~140 objects per move, which six pages on the server's two cores did while the
-  // workers were still writing the other students' cards (benchmarks/README.md, "a room
-  // state's card"). The last text laid is kept, so an unchanged pane costs nothing.
+  // `el` shows `html`: the nodes that differ are changed in place (window.dplabMorph, from
+  // assets/dplab-svgplot.js, which every lab page loads with its figures; before it has
+  // loaded, the text replaces the content). A room state changes a few numbers of the card:
+  // replacing its whole subtree made the browser style, shape and lay out ~140 objects per
+  // move, which six pages on the server's two cores did while the workers were still
+  // writing the other students' cards (benchmarks/README.md, "a room state's card"). The
+  // last text laid is kept, so an unchanged pane costs nothing.
   var laidText = new WeakMap();
   function morph(el, html) {
     if (laidText.get(el) === html) { return; }
     laidText.set(el, html);
     var t = document.createElement("template");
     t.innerHTML = html;
-    patchChildren(el, t.content);
-  }
-  function patchChildren(a, b) {
-    var now = a.childNodes, want = Array.prototype.slice.call(b.childNodes);
-    if (now.length !== want.length) { a.replaceChildren.apply(a, want); return; }
-    for (var i = 0; i < want.length; i++) {
-      var x = now[i], y = want[i];
-      if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) {
-        a.replaceChild(y, x);
-      } else if (x.nodeType === 1) {
-        patchAttributes(x, y);
-        patchChildren(x, y);
-      } else if (x.nodeValue !== y.nodeValue) {
-        x.nodeValue = y.nodeValue;
-      }
-    }
-  }
-  function patchAttributes(x, y) {
-    var i, at;
-    for (i = x.attributes.length - 1; i >= 0; i--) {
-      at = x.attributes[i];
-      if (!y.hasAttribute(at.name)) { x.removeAttribute(at.name); }
-    }
-    for (i = 0; i < y.attributes.length; i++) {
-      at = y.attributes[i];
-      if (x.getAttribute(at.name) !== at.value) { x.setAttribute(at.name, at.value); }
-    }
+    if (window.dplabMorph) { window.dplabMorph(el, t.content); } else { el.replaceChildren(t.content); }
   }
 
   function drop() {

@@ -249,6 +249,39 @@ function blankSvg(holder, el, look, label, height) {
   return { svg, w, h, font: look.font || 16 };
 }
 
+// `a`'s child nodes become `b`'s, changing in place only what differs: a text's value, an
+// element's attributes, its children (the same way down); a node of another kind, or a list
+// of another length, is replaced by `b`'s. Nodes are moved out of `b`. A redrawn figure is
+// patched this way (mountPlot): the browser then shapes and lays out only what changed, not
+// every label of every figure (the tick labels are mostly the same from one state to the
+// next). Also the room channel's panes (assets/dplab-room-card.js, as window.dplabMorph).
+function morphAttributes(x, y) {
+  for (let i = x.attributes.length - 1; i >= 0; i--) {
+    const at = x.attributes[i];
+    if (!y.hasAttribute(at.name)) x.removeAttribute(at.name);
+  }
+  for (const at of y.attributes) {
+    if (x.getAttribute(at.name) !== at.value) x.setAttribute(at.name, at.value);
+  }
+}
+
+function morphChildren(a, b) {
+  const now = a.childNodes, want = Array.from(b.childNodes);
+  if (now.length !== want.length) { a.replaceChildren(...want); return; }
+  for (let i = 0; i < want.length; i++) {
+    const x = now[i], y = want[i];
+    if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) {
+      a.replaceChild(y, x);
+    } else if (x.nodeType === 1) {
+      morphAttributes(x, y);
+      morphChildren(x, y);
+    } else if (x.nodeValue !== y.nodeValue) {
+      x.nodeValue = y.nodeValue;
+    }
+  }
+}
+window.dplabMorph = window.dplabMorph || morphChildren;
+
 // holder -> its width as its ResizeObserver last measured it (mountPlot)
 const widths = new WeakMap();
 
@@ -308,16 +341,27 @@ function mountPlot(model, holder, draw, content) {
     const t = d.html_text || "";
     if (t !== shown.text) { shown.text = t; text.innerHTML = t; text.hidden = !t; }
   }
+  // A redraw makes the new figure, then patches the one on screen into it (morphChildren;
+  // a draw that does not put its <svg> straight into the holder is shown as made).
+  const redraw = () => {
+    const old = svg, fresh = draw();
+    if (!old || !fresh || old === fresh || fresh.parentNode !== holder
+        || old.nodeName !== fresh.nodeName) return fresh;
+    holder.replaceChild(old, fresh);
+    morphAttributes(old, fresh);
+    morphChildren(old, fresh);
+    return old;
+  };
   let svg = draw();
   parts();
-  const again = () => { svg = draw(); parts(); };
+  const again = () => { svg = redraw(); parts(); };
   model.on(["message", "look"], again);
   model.on(["head", "legend"], parts);
   let width = 0;
   const ro = new ResizeObserver(() => {
     const now = Math.floor(holder.clientWidth);  // (laid out already when observers run)
     if (now) widths.set(holder, now);
-    if (now && now !== width) { width = now; svg = draw(); }
+    if (now && now !== width) { width = now; svg = redraw(); }
   });
   ro.observe(holder);
   model.on("remove", () => ro.disconnect());
