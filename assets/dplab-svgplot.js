@@ -280,7 +280,7 @@ function morphChildren(a, b) {
     }
   }
 }
-window.dplabMorph = window.dplabMorph || morphChildren;
+if (typeof window !== "undefined") window.dplabMorph = window.dplabMorph || morphChildren;
 
 // holder -> its width as its ResizeObserver last measured it (mountPlot)
 const widths = new WeakMap();
