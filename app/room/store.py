@@ -408,6 +408,10 @@ return 1
 """
 
 
+POOL_SIZE = 48  # Redis connections per worker, pub/sub included
+POOL_WAIT_S = 10.0  # how long an operation waits for one before the store counts as down
+
+
 class RedisStore(RoomStore):
     """Rooms in Redis (``DPLAB_REDIS_URL``, e.g. ``redis://127.0.0.1:6379/0`` or
     ``unix:///run/dplab/redis.sock``), redis-py's asyncio client, pub/sub for the messages."""
@@ -419,9 +423,15 @@ class RedisStore(RoomStore):
         import redis.asyncio as aioredis
 
         self.url = url
-        self._redis = aioredis.Redis.from_url(
+        # A bounded pool whose callers wait for a free connection: redis-py's default pool
+        # refuses the 101st operation at once (MaxConnectionsError), which lost 25-31 of 300
+        # answers sent together (benchmarks/poll_load.py, 2026-12-07). Queued operations take
+        # a few ms each, so waiting beats refusing; the wait is capped so a dead store still
+        # answers 503 in bounded time.
+        pool = aioredis.BlockingConnectionPool.from_url(
             url, decode_responses=True, socket_timeout=3, socket_connect_timeout=2,
-            health_check_interval=10)
+            health_check_interval=10, max_connections=POOL_SIZE, timeout=POOL_WAIT_S)
+        self._redis = aioredis.Redis(connection_pool=pool)
         self._write_script = self._redis.register_script(_WRITE)
         self._create_script = self._redis.register_script(_CREATE)
         self._delete_script = self._redis.register_script(_DELETE)
@@ -569,6 +579,7 @@ class RedisStore(RoomStore):
 
     async def close(self) -> None:
         await self._redis.aclose()
+        await self._redis.connection_pool.disconnect()  # a pool we made: the client leaves it open
 
 
 def open_store(url: str | None = None, ttl_s: float | None = None) -> RoomStore:

@@ -121,6 +121,44 @@ def test_redis_down_raises_store_down(redis_server: Any) -> None:
     asyncio.run(body())
 
 
+def test_more_operations_than_connections_wait_instead_of_failing(
+        redis_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 answers sent together once lost 25-31 of them: redis-py's default pool refused the
+    101st concurrent operation (MaxConnectionsError). The store's pool is bounded and makes
+    callers wait; only a wait longer than POOL_WAIT_S counts as the store being down."""
+    monkeypatch.setattr(store_mod, "POOL_SIZE", 3)
+
+    async def body() -> None:
+        s = RedisStore(redis_server.url, 60)
+        await s.delete("POOLED")
+        assert await s.create("POOLED", {"lang": "ko"})
+        got = await asyncio.gather(*(s.hsetnx("POOLED", "answers", f"s{i}", "1")
+                                     for i in range(200)))
+        assert got == [True] * 200
+        assert len(await s.hgetall("POOLED", "answers")) == 200
+        pool = s._redis.connection_pool
+        assert pool.max_connections == 3
+        assert len(pool._available_connections) + len(pool._in_use_connections) <= 3
+        await s.delete("POOLED")
+        await s.close()
+
+    asyncio.run(body())
+
+    # a pool that never frees a connection: the wait is bounded and ends in StoreDown
+    monkeypatch.setattr(store_mod, "POOL_SIZE", 1)
+    monkeypatch.setattr(store_mod, "POOL_WAIT_S", 0.2)
+
+    async def held() -> None:
+        s = RedisStore(redis_server.url, 60)
+        conn = await s._redis.connection_pool.get_connection()
+        with pytest.raises(StoreDown):
+            await s.exists("POOLED")
+        await s._redis.connection_pool.release(conn)
+        await s.close()
+
+    asyncio.run(held())
+
+
 def test_open_store_and_ttl(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DPLAB_REDIS_URL", raising=False)
     monkeypatch.setenv("DPLAB_ROOM_TTL", "2h")
