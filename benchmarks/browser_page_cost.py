@@ -91,25 +91,24 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}{a.path}"
     results: dict[str, list[dict[str, float]]] = {}
     profiles: dict[str, Any] = {}
+
+    def loads(name: str, ctx: Any) -> None:
+        results[name] = []
+        for i in range(a.loads):
+            m, prof = one_load(ctx, url, a.ready, a.profile_js and i == a.loads - 1)
+            results[name].append(m)
+            profiles[name] = prof or profiles.get(name)
+
     try:
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=a.chromium, args=CHROMIUM_FLAGS)
-            ctx = b.new_context()
-            results["fresh"] = []
-            for i in range(a.loads):
-                m, prof = one_load(ctx, url, a.ready, a.profile_js and i == a.loads - 1)
-                results["fresh"].append(m)
-                profiles["fresh"] = prof or profiles.get("fresh")
+            loads("fresh", b.new_context())
             b.close()
             with tempfile.TemporaryDirectory() as profile_dir:
                 ctx = p.chromium.launch_persistent_context(
                     profile_dir, executable_path=a.chromium,
                     args=[*CHROMIUM_FLAGS, "--renderer-process-limit=1"])
-                results["profile"] = []
-                for i in range(a.loads):
-                    m, prof = one_load(ctx, url, a.ready, a.profile_js and i == a.loads - 1)
-                    results["profile"].append(m)
-                    profiles["profile"] = prof or profiles.get("profile")
+                loads("profile", ctx)
                 ctx.close()
     finally:
         stop_server(proc)
