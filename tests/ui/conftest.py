@@ -31,10 +31,12 @@ CHROMIUM_FLAGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 # The shared context's browser only (its pages open one after another): one renderer process
-# whose V8 keeps the compiled Bokeh/Panel scripts from page to page. With a profile on disk
-# (the code cache) a /lab load took ~25 % less of the renderer's CPU (tests/ui/test_lab_ui.py:
-# renderer 70 -> 49 s of CPU, 86 -> 64 s of wall; 2026-12-07). The browser of tests that open
-# several pages at once keeps one process per page, as students' devices would.
+# whose V8 keeps the compiled Bokeh/Panel scripts from page to page, and (the `context`
+# fixture) a profile on disk with its code cache. tests/ui/test_lab_ui.py, renderers' CPU /
+# wall: 70 / 86 s before, 49 / 64 s with this flag alone, 35 / 62 s with both (2026-12-07);
+# a /lab load's main-thread task 1,710 -> 795 ms (benchmarks/browser_page_cost.py). The
+# browser of tests that open several pages at once keeps one process per page, as students'
+# devices would.
 SHARED_FLAGS = [*CHROMIUM_FLAGS, "--renderer-process-limit=1"]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
