@@ -6,7 +6,8 @@ Opens ``--path`` (default /lab) ``--loads`` times, one page after the other, in 
   a student's first visit are: no code cache on disk;
 - ``profile``: a context with a profile on disk and one renderer process
   (``--renderer-process-limit=1``), as the browser tests' shared context is since 2026-12-07
-  (tests/ui/conftest.py): Chromium keeps the compiled scripts of Bokeh and Panel between loads.
+  (tests/ui/conftest.py): Chromium keeps the compiled scripts of Bokeh and Panel between loads
+  (its code cache, and the one process's V8). ``--no-process-limit``: the profile alone.
 
 For each load it reads the DevTools protocol's ``Performance.getMetrics`` once the densities'
 figure is drawn: main-thread task time, script, layout and style time. Printed: the medians of
@@ -79,6 +80,8 @@ def main() -> None:
     ap.add_argument("--loads", type=int, default=8)
     ap.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     ap.add_argument("--profile-js", action="store_true")
+    ap.add_argument("--no-process-limit", action="store_true",
+                    help="the profile context without --renderer-process-limit=1")
     a = ap.parse_args()
     if a.loads < 3:
         raise SystemExit("--loads must be at least 3 (the first two fill the caches)")
@@ -105,9 +108,9 @@ def main() -> None:
             loads("fresh", b.new_context())
             b.close()
             with tempfile.TemporaryDirectory() as profile_dir:
+                limit = [] if a.no_process_limit else ["--renderer-process-limit=1"]
                 ctx = p.chromium.launch_persistent_context(
-                    profile_dir, executable_path=a.chromium,
-                    args=[*CHROMIUM_FLAGS, "--renderer-process-limit=1"])
+                    profile_dir, executable_path=a.chromium, args=[*CHROMIUM_FLAGS, *limit])
                 loads("profile", ctx)
                 ctx.close()
     finally:

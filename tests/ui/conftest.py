@@ -30,13 +30,14 @@ CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-# The shared context's browser only (its pages open one after another): one renderer process
-# whose V8 keeps the compiled Bokeh/Panel scripts from page to page, and (the `context`
-# fixture) a profile on disk with its code cache. tests/ui/test_lab_ui.py, renderers' CPU /
-# wall: 70 / 86 s before, 49 / 64 s with this flag alone, 35 / 62 s with both (2026-12-07);
-# a /lab load's main-thread task 1,710 -> 795 ms (benchmarks/browser_page_cost.py). The
-# browser of tests that open several pages at once keeps one process per page, as students'
-# devices would.
+# The shared context's browser (the `context` fixture, whose pages open one after another):
+# a profile on disk, whose code cache keeps the compiled Bokeh/Panel scripts from page to page,
+# and one renderer process, whose V8 keeps them in memory too. tests/ui/test_lab_ui.py,
+# renderers' CPU / wall (2026-12-07): 70 / 86 s with a fresh context, 42 / 65 s with the
+# profile, 35 / 62 s with both; a /lab load's main-thread task 0.68x, resp. 0.47x
+# (benchmarks/browser_page_cost.py). A refused cross-site frame stalled that one process for
+# ~99 s, so test_csp.py's refused frame opens in a context of its own. The browser of tests
+# that open several pages at once keeps one process per page, as students' devices would.
 SHARED_FLAGS = [*CHROMIUM_FLAGS, "--renderer-process-limit=1"]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 

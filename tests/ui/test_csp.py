@@ -103,7 +103,11 @@ class _LmsPage:
         self.httpd.shutdown()
 
 
-def test_frames_are_refused_unless_configured(page: Any, server: Server) -> None:
+def test_frames_are_refused_unless_configured(browser: Any, server: Server) -> None:
+    # A context of its own: in the shared context's one renderer process (conftest
+    # SHARED_FLAGS) this refused cross-site frame held the page for ~99 s.
+    ctx = browser.new_context()
+    page = ctx.new_page()
     lms = _LmsPage(server.url + "/lab?lang=en")
     try:
         console = _watch(page)
@@ -118,6 +122,7 @@ def test_frames_are_refused_unless_configured(page: Any, server: Server) -> None
         assert page.frame_locator("#dp").locator(".dp-card-pane").count() == 0
     finally:
         lms.close()
+        ctx.close()
 
 
 def test_an_lms_named_in_frame_ancestors_can_embed_the_lab(page: Any, tmp_path: Any) -> None:
