@@ -286,3 +286,32 @@ def test_preset_shortcut_and_typing_do_not_clash(page: Any, server: Server) -> N
     page.evaluate(BLUR_DEEP)
     page.keyboard.press("2")  # preset 2: sum, claim 0.126
     check_card(page, "sum", 4, 1.0, 1.0, 1.0, 0.126)
+
+
+def test_formulas_of_a_hidden_block_are_typeset_when_it_is_shown(page: Any,
+                                                                 server: Server) -> None:
+    """A third of a lesson's formulas sit in blocks shown on demand (exercise steps, quiz
+    explanations): they are typeset when shown, and are then the same maths as the others."""
+    open_lesson(page, server, "lang=en")
+    page.evaluate("localStorage.clear()")
+    ex_id = page.evaluate("""() => [...document.querySelectorAll('.dp-exercise')].find(e =>
+        e.querySelector('.dp-exercise-step .dp-math')).id""")
+    ex = page.locator(f"#{ex_id}")
+    step = ex.locator(".dp-exercise-step:has(.dp-math)").first
+    expect(step).to_be_hidden()
+    expect(step.locator(".dp-math").first).not_to_have_attribute("data-tex", re.compile(".*"))
+    expect(step.locator(".katex")).to_have_count(0)  # not typeset while hidden
+    while not step.is_visible():
+        ex.locator(".dp-next-step").click()
+    expect(step.locator(".dp-math .katex math").first).to_be_attached()  # MathML for readers
+    expect(step.locator(".dp-math:not([data-tex])")).to_have_count(0)
+    # a quiz's explanation, shown by answering
+    q_id = page.evaluate("""() => [...document.querySelectorAll('[id^="quiz-"]')].find(e =>
+        e.querySelector('.dp-quiz-explanation .dp-math')).id""")
+    q = page.locator(f"#{q_id}")
+    expect(q.locator(".dp-quiz-explanation .katex")).to_have_count(0)
+    q.locator("input[type=radio]").first.check()
+    q.locator(".dp-check").click()
+    expect(q.locator(".dp-quiz-explanation")).to_be_visible()
+    expect(q.locator(".dp-quiz-explanation .dp-math .katex").first).to_be_attached()
+    page.evaluate("localStorage.clear()")
