@@ -32,6 +32,66 @@ function classicLnDelta(e, delta, sigma) {
   return Math.min(Math.log(1.25) - 0.5 * ((e * sigma) / delta) ** 2, 0);
 }
 
+// Φ(x), the standard normal CDF, for pictures: erfc by the Chebyshev fit of Numerical Recipes
+// (2nd ed., §6.2, erfcc: relative error below 1.2e-7 everywhere); the rates a text states come
+// from dpcore.
+function normCdf(x) {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * z);
+  const r = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 +
+    t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 +
+    t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+  return x >= 0 ? 1 - r / 2 : r / 2;
+}
+
+// Φ⁻¹(p), for pictures: P. J. Acklam's rational approximation (relative error below 1.2e-9);
+// ±∞ at 0 and 1.
+function normPpf(p) {
+  if (!(p > 0)) return -Infinity;
+  if (!(p < 1)) return Infinity;
+  const c = [-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00];
+  const d = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+             3.754408661907416e+00];
+  const tail = (q) => (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)));
+  if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log1p(-p)));
+  const a = [-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00];
+  const b = [-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+             6.680131188771972e+01, -1.328068155288572e+01];
+  const q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+// The attacker's FPR grid (app/lab/compute.py _alpha_grid): 0, 12 steps from 1e-4 to 0.02 on a
+// log scale where a strict attacker lives, and 121 even steps of [0, 1].
+function tradeoffGrid() {
+  const xs = [0];
+  for (let i = 0; i < 12; i++) xs.push(1e-4 * Math.pow(200, i / 11));
+  for (let i = 0; i <= 120; i++) xs.push(i / 120);
+  xs.sort((x, y) => x - y);
+  return xs.filter((x, i) => i === 0 || x !== xs[i - 1]);
+}
+
+// The best test's TPR at FPR a against a Gaussian release with μ = Δ/σ (μ null: infinite),
+// Φ(Φ⁻¹(a) + μ) (dpcore.tradeoff.tpr_curve; Dong, Roth & Su 2022, G_μ).
+function tradeoffTpr(a, mu) {
+  if (a <= 0) return 0;
+  if (a >= 1) return 1;
+  if (mu === null || mu === undefined) return 1;
+  return normCdf(normPpf(a) + mu);
+}
+
+// The largest TPR an (ε, δ)-DP release allows at FPR a: min(1, δ + e^ε·a, 1 − e^−ε·(1 − δ − a))
+// (app/lab/compute.py cap_tpr).
+function capTpr(a, eps, delta) {
+  return Math.min(1, delta + Math.exp(Math.min(eps, 700)) * a,
+                  1 - Math.exp(-eps) * (1 - delta - a));
+}
+
 // A hatch pattern (diagonal lines of `colour`) for the areas of the neighbour D′.
 function hatchPattern(id, colour, angle) {
   const pat = svgEl("pattern", { id, width: 8, height: 8, patternUnits: "userSpaceOnUse",

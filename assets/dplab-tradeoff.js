@@ -1,8 +1,9 @@
 // What δ means to an attacker (issue 41), drawn by the browser from one message
 // (app/lab/views.py TradeoffPlot): the best membership test against this release, TPR = 1 − β(α)
-// for each FPR α (computed on the server by dpcore.tradeoff), the region the claimed (ε, δ)
-// allows (its cap, also from the server), the guessing line TPR = FPR, and the attacker the
-// student picks. The attacker's FPR is typed in the field above the figure (.dp-attack-fpr);
+// = Φ(Φ⁻¹(α) + μ) for each FPR α, the region the claimed (ε, δ) allows (its cap), both drawn
+// here from μ = Δ/σ, ε and δ (the message's three numbers; the rates the text states and the
+// attacker's point come from dpcore.tradeoff on the server), the guessing line TPR = FPR, and
+// the attacker the student picks. The attacker's FPR is typed in the field above the figure (.dp-attack-fpr);
 // Enter or leaving the field sends it (the server checks it and answers with the rates in
 // words, in the text under the figure). Helpers: assets/dplab-svgplot.js.
 
@@ -68,8 +69,10 @@ export function render({ model, el }) {
     form.style.fontSize = `${look.font || 16}px`;  // the figure's text size (24 px on a projector)
     const { svg, w, h, font } = blankSvg(holder, el, look, d.title || "", 400);
     const top = drawTitle(svg, look, font, d.title);
-    const a = d.a || [], tpr = d.tpr || [], cap = d.cap || [];
-    if (!a.length) { holder.replaceChildren(svg); return svg; }
+    if (d.eps === undefined) { holder.replaceChildren(svg); return svg; }
+    const a = tradeoffGrid();
+    const tpr = a.map((x) => tradeoffTpr(x, d.mu));
+    const cap = a.map((x) => capTpr(x, d.eps, d.delta));
     const box = { w, h, top: top + font * 0.8, left: font * 4.2, bottom: font * 3.4, right: 16 };
     const f = drawFrame(svg, box, { lo: 0, hi: 1, label: d.xlabel },
                         { lo: 0, hi: 1, label: d.ylabel }, look);

@@ -127,7 +127,7 @@ class LabFigures:
         def make() -> svgplot.Message:
             tv = tradeoff_view(sens, sigma, eps, delta, fpr)
             error = self._tr("lab.attack.error", text=typed.strip()) if typed else ""
-            data = tradeoff_payload(tv, fmt_input(fpr), error, self._tr)
+            data = tradeoff_payload(tv, eps, delta, fmt_input(fpr), error, self._tr)
             data["html_text"] = svgplot.text_html(self._fold("lab.fold.attack_text", tradeoff_text(
                 tv, eps, delta, delta_text, verdict, per_base(fpr), lang)))
             return svgplot.Message(data)

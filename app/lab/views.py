@@ -12,8 +12,6 @@ import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import numpy as np
-
 from app.lab.compute import CurveView, DensityView, SimulationView, TradeoffView
 from app.shell import assets, svgplot
 from app.shell.legend import LegendEntry
@@ -206,24 +204,14 @@ def tradeoff_legend(pal: Palette, tr: Callable[..., str]) -> list[LegendEntry]:
                         None)]
 
 
-_GRID_PICTURES: dict[bytes, list[float | None]] = {}
-
-
-def _grid_picture(alpha: np.ndarray) -> list[float | None]:
-    """The FPR grid's picture (6 digits): the grid is one fixed array, so made once."""
-    key = alpha.tobytes()
-    got = _GRID_PICTURES.get(key)
-    if got is None:
-        got = _GRID_PICTURES[key] = svgplot.picture(alpha, 6)
-    return got
-
-
-def tradeoff_payload(tv: TradeoffView, fpr_text: str, error: str,
-                     tr: Callable[..., str]) -> dict[str, Any]:
-    """What the attacker's figure shows: the curve and the claim's cap on the FPR grid (4
-    significant digits; the exact rates are in the text equivalent), the attacker's point."""
-    return {"a": _grid_picture(tv.alpha), "tpr": svgplot.picture(tv.tpr),
-            "cap": svgplot.picture(tv.cap), "pt": [tv.fpr, tv.tpr_at],
+def tradeoff_payload(tv: TradeoffView, eps: float, claimed: float, fpr_text: str,
+                     error: str, tr: Callable[..., str]) -> dict[str, Any]:
+    """What the attacker's figure shows: μ = Δ/σ (None when infinite), ε and the claimed δ,
+    from which the browser draws the curve and the claim's cap (assets/dplab-svgplot.js
+    ``tradeoffTpr``, ``capTpr``: three numbers instead of 400, ~3 kB less per move; the exact
+    rates are in the text equivalent), and the attacker's point from dpcore."""
+    return {"mu": tv.mu if math.isfinite(tv.mu) else None, "eps": eps, "delta": claimed,
+            "pt": [tv.fpr, tv.tpr_at],
             "pt_label": f"TPR ≤ {fmt_num(tv.tpr_at, 4)}", "fpr_text": fpr_text,
             "error": error, "fpr_label": tr("lab.attack.fpr_label"),
             "title": tr("lab.attack.title"), "xlabel": tr("lab.attack.xlabel"),

@@ -70,3 +70,36 @@ def test_tick_labels_are_distinct_and_say_their_value(lo: float, hi: float) -> N
         assert lo - 1e-9 * abs(hi - lo) <= v <= hi + 1e-9 * abs(hi - lo)
         shown = float(lab.replace("\u2212", "-"))
         assert shown == pytest.approx(v, rel=1e-9, abs=1e-12 * max(1.0, abs(hi))), (v, lab)
+
+
+# ---- the attacker's view (assets/dplab-tradeoff.js draws it from μ, ε and δ) ----------------
+def test_the_normal_cdf_and_its_inverse_drawn_are_scipys() -> None:
+    xs = np.concatenate([np.linspace(-9.0, 9.0, 73), [-37.0, -20.0, 0.0, 1e-9]])
+    ps = np.concatenate([[1e-12, 1e-6, 1e-4, 0.02, 0.02425, 0.5, 0.97575, 0.98],
+                         np.linspace(0.001, 0.999, 41), [1 - 1e-6, 1 - 1e-10]])
+    js = run_js(f"[{json.dumps(xs.tolist())}.map(normCdf), {json.dumps(ps.tolist())}.map(normPpf),"
+                " [normPpf(0), normPpf(1)]]")
+    assert isinstance(js, list)
+    # Numerical Recipes' erfcc: relative error < 1.2e-7; Acklam's inverse: < 1.2e-9
+    np.testing.assert_allclose(np.asarray(js[0], dtype=float), stats.norm.cdf(xs), rtol=1.3e-7,
+                               atol=1e-300)
+    np.testing.assert_allclose(np.asarray(js[1], dtype=float), stats.norm.ppf(ps), rtol=1.3e-9)
+    assert js[2] == [None, None]  # ±∞ (JSON has no infinity)
+
+
+def test_the_attackers_curve_and_cap_drawn_are_the_servers() -> None:
+    from app.lab.compute import _alpha_grid, cap_tpr
+    from dpcore import tradeoff
+
+    grid = _alpha_grid(121)
+    js_grid = run_js("tradeoffGrid()")
+    np.testing.assert_allclose(np.asarray(js_grid, dtype=float), grid, rtol=1e-12, atol=0)
+    for mu in (0.0, 0.05, 1.0, 4.0, 12.0):
+        got = np.asarray(run_js(f"tradeoffGrid().map(a => tradeoffTpr(a, {mu}))"), dtype=float)
+        # a picture: Φ(Φ⁻¹(α) + μ) within 1e-6 of dpcore's exact rates
+        np.testing.assert_allclose(got, tradeoff.tpr_curve(grid, mu), rtol=1e-6, atol=1e-12)
+    assert run_js("[tradeoffTpr(0.3, null), tradeoffTpr(0, null)]") == [1, 0]
+    for eps, delta in ((0.0, 0.0), (1.0, 1e-5), (0.3, 0.2), (800.0, 1e-300)):
+        got = np.asarray(run_js(f"tradeoffGrid().map(a => capTpr(a, {eps}, {delta}))"),
+                         dtype=float)
+        np.testing.assert_allclose(got, cap_tpr(grid, eps, delta), rtol=1e-13, atol=1e-300)
