@@ -28,7 +28,10 @@ def test_the_degree_box_by_keyboard(page: Any, server: Server, lang: str) -> Non
     box = page.get_by_role("checkbox", name=t("cdf.ctl.auto_degree", lang))
     slider = page.get_by_role("slider", name=t("cdf.ctl.degree", lang))
     expect(box).to_be_checked()
-    k = int(page.locator(".dp-cdf-degree").first.inner_text())
+    # the degree's text comes with the page's later refresh (after the card): wait for it
+    degree = page.locator(".dp-cdf-degree").first
+    expect(degree).to_have_text(re.compile(r"^\d+$"))
+    k = int(degree.inner_text())
     expect(slider).to_have_value(str(k))
     box.focus()
     page.keyboard.press("Tab")  # the slider is the next stop
