@@ -3,8 +3,8 @@
 // = Φ(Φ⁻¹(α) + μ) for each FPR α, the region the claimed (ε, δ) allows (its cap), both drawn
 // here from μ = Δ/σ, ε and δ (the message's three numbers; the rates the text states and the
 // attacker's point come from dpcore.tradeoff on the server), the guessing line TPR = FPR, and
-// the attacker the student picks. The attacker's FPR is typed in the field above the figure (.dp-attack-fpr);
-// Enter or leaving the field sends it (the server checks it and answers with the rates in
+// the attacker the student picks. The attacker's FPR is typed in the field above the figure
+// (.dp-attack-fpr); Enter or leaving the field sends it (the server checks it and answers with the rates in
 // words, in the text under the figure). Helpers: assets/dplab-svgplot.js.
 
 let tradeoffCount = 0;

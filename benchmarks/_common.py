@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The app's modules the benchmarks use, by the name server code refers to them with.
 APP_MODULES: dict[str, str] = {
     "server": "app.serve.server",  # serve(), routes(), ASSETS_DIR, tune_process's GC log lines
-    "patches": "app.serve.upstream_patches",  # TRIM_BUNDLE
+    "patches": "app.serve.upstream_page",  # TRIM_BUNDLE (registered in upstream_patches)
     "first_paint": "app.shell.first_paint",  # ENABLED
     "cdf_page": "app.cdf.page",  # CDFPage, CDFState, warm_up()
 }

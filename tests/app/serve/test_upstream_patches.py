@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from app.serve import upstream_page
 from app.serve import upstream_patches as up
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -340,9 +341,10 @@ def test_page_resources_trims_the_bundle_and_keeps_it_per_kind_of_page(
         return [str(f) for f in bundle.js_files]
 
     plain, tex = roots("<p>no formula</p>"), roots("<p>$$x^2$$</p>")
-    monkeypatch.setattr(up, "TRIM_BUNDLE", False)  # (upstream's MathJax rule, as installed)
+    # (upstream's MathJax rule, as installed)
+    monkeypatch.setattr(upstream_page, "TRIM_BUNDLE", False)
     theirs = original(plain, Resources(mode="server"))
-    monkeypatch.setattr(up, "TRIM_BUNDLE", True)
+    monkeypatch.setattr(upstream_page, "TRIM_BUNDLE", True)
     assert any("mathjax" in f for f in files(theirs))  # upstream: MathJax for any HTML pane
     ours = server.bundle_resources(plain, Resources(mode="server"))
     assert files(ours) == [f for f in files(theirs)
@@ -355,7 +357,8 @@ def test_page_resources_trims_the_bundle_and_keeps_it_per_kind_of_page(
     assert again is not ours and files(again) == files(ours)
     ours.js_raw.append("page script")
     assert server.bundle_resources(plain, Resources(mode="server")).js_raw == theirs.js_raw
-    monkeypatch.setattr(up, "TRIM_BUNDLE", False)  # (benchmarks/first_load.py's baseline)
+    # (benchmarks/first_load.py's baseline)
+    monkeypatch.setattr(upstream_page, "TRIM_BUNDLE", False)
     assert any("mathjax" in f for f in files(server.bundle_resources(plain,
                                                                      Resources(mode="server"))))
 
