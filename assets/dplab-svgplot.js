@@ -218,9 +218,31 @@ function drawFrame(svg, box, x, y, look) {
 function drawTitle(svg, look, font, text) {
   const size = look.title_font || font;
   const top = 6 + size * 1.25;
-  svg.appendChild(svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
-    "font-size": size, class: "dp-svg-title" }, text || ""));
-  return top;
+  const title = svgEl("text", { x: 8, y: top, fill: look.text, "font-weight": "bold",
+    "font-size": size, class: "dp-svg-title" });
+  // Wider than the figure (a phone): broken at spaces into lines, each a <tspan>; a line keeps
+  // its trailing space, so the title's text stays the whole sentence for a screen reader.
+  const lines = titleLines(svg, text || "", size, Number(svg.getAttribute("width")) - 16);
+  lines.forEach((line, i) => title.appendChild(svgEl("tspan", { x: 8, dy: i ? size * 1.2 : 0 },
+                                                     line)));
+  svg.appendChild(title);
+  return top + (lines.length - 1) * size * 1.2;
+}
+
+// `text` in lines no wider than `room` px in the bold title font (greedy at spaces; a word
+// wider than the room stays whole on its line).
+function titleLines(svg, text, size, room) {
+  const words = text.split(" ");
+  if (!(room > 0) || words.length < 2) return [text];
+  const wide = (t) => textBox(svg, t, 0, 0, size, "start").width * 1.08;  // (bold: ~8 % wider)
+  const lines = [];
+  let line = words[0];
+  for (const word of words.slice(1)) {
+    if (wide(`${line} ${word}`) <= room) line = `${line} ${word}`;
+    else { lines.push(`${line} `); line = word; }
+  }
+  lines.push(line);
+  return lines;
 }
 
 // A group clipped to the plot area of `frame` (drawFrame's): what is drawn in it never crosses

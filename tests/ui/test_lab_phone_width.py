@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.shell.i18n import t
-from ui.conftest import Server, shot
+from ui.conftest import ARTIFACTS, Server, shot
 from ui.test_cdf_phone_width import OVERFLOWING, inside_screen
 
 
@@ -54,3 +54,26 @@ def test_lab_tour_in_projector_type_is_no_wider_than_a_phone(page: Any, server: 
         expect(card).to_be_visible()
         box = card.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390.5, box
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_figure_titles_wrap_inside_a_phone(page: Any, server: Server, lang: str) -> None:
+    # The attacker's title ("Best attacker: catches (TPR) for each false-alarm rate (FPR)") ran
+    # past a 390 px figure's right edge: it breaks into lines that each fit, and its text is
+    # still the whole title.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server.url}/lab?lang={lang}")
+    plot = page.locator(".dp-tradeoff-plot")
+    plot.scroll_into_view_if_needed()
+    title = plot.locator("svg.dp-svg text.dp-svg-title")
+    expect(title).to_have_count(1)
+    expect(title).to_have_text(t("lab.attack.title", lang))
+    got = title.evaluate("""(el) => {
+        const svg = el.ownerSVGElement.getBoundingClientRect();
+        return {lines: el.querySelectorAll('tspan').length, right: svg.right,
+                ends: [...el.querySelectorAll('tspan')].map(s => s.getBoundingClientRect().right)};
+    }""")
+    assert got["lines"] >= 2, got  # too long for one line at 390 px in both languages
+    assert all(end <= got["right"] + 0.5 for end in got["ends"]), got
+    ARTIFACTS.mkdir(exist_ok=True)
+    plot.screenshot(path=str(ARTIFACTS / f"lab-phone-attack-title-{lang}.png"))
