@@ -215,6 +215,79 @@ function takeOver(root, send, dirty) {
   give();
 }
 
+// ---- the moves channel (app/lab/moves.py) --------------------------------------------------
+// `path`: the page's channel ("" when every commit goes through the session). `send(msg)` is
+// false when it is not open (the caller sends through the session); `onclose` is called when
+// an open channel closes. A closed channel is opened again after a pause, unless the server
+// said this page is not its own (4404) or refused a message (1003).
+function movesChannel(path, onFrame) {
+  const chan = { socket: null, onclose: null, send: (msg) => false };
+  if (!path || !("WebSocket" in window)) return chan;
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const open = () => {
+    const ws = new WebSocket(scheme + location.host + path);
+    ws.onopen = () => { chan.socket = ws; };
+    ws.onmessage = (ev) => {
+      let m;
+      try { m = JSON.parse(ev.data); } catch (e) { return; }
+      onFrame(m);
+    };
+    ws.onclose = (ev) => {
+      const was = chan.socket === ws;
+      if (was) chan.socket = null;
+      if (was && chan.onclose) chan.onclose();
+      if (ev.code !== 4404 && ev.code !== 1003) setTimeout(open, 3000);
+    };
+  };
+  chan.send = (msg) => {
+    const ws = chan.socket;
+    if (!ws || ws.readyState !== 1) return false;
+    ws.send(JSON.stringify(msg));
+    return true;
+  };
+  open();
+  return chan;
+}
+
+// What a move's answer lays over a view: its message until the session has taken the move
+// (assets/dplab-svgplot.js plotData; the controls' showValues below).
+function layOver(key, text, n) {
+  const all = (window.dplabChannelOver = window.dplabChannelOver || {});
+  const over = all[key];
+  if (over && over.text === text && over.n === n) return;
+  all[key] = { text, base: over ? over.base : undefined, n };
+  const again = (window.dplabRedraw || {})[key];
+  if (again) again();
+}
+
+// The card pane's content box (inside its shadow root), found once while it lasts.
+let cardBox = null;
+function findCard() {
+  if (cardBox && cardBox.isConnected) return cardBox;
+  const stack = [document];
+  while (stack.length) {
+    const root = stack.pop();
+    const host = root.querySelector(".dp-card-pane");
+    if (host && host.shadowRoot) {
+      cardBox = [...host.shadowRoot.children].find((c) => c.tagName === "DIV") || null;
+      return cardBox;
+    }
+    for (const e of root.querySelectorAll("*")) if (e.shadowRoot) stack.push(e.shadowRoot);
+  }
+  return null;
+}
+
+// The card of a move's answer, in place of the card pane's content: the session's next card
+// (newer, or as new: see showValues) replaces it as BokehJS renders the pane again.
+function layCard(html) {
+  const box = findCard();
+  if (!box) return;
+  const t = document.createElement("template");
+  t.innerHTML = html;
+  if (window.dplabMorph) window.dplabMorph(box, t.content);
+  else box.replaceChildren(t.content);
+}
+
 export function render({ model, el }) {
   const root = document.createElement("div");
   root.className = "dp-controls";
@@ -223,7 +296,52 @@ export function render({ model, el }) {
   // (`ack`). Values that answer an earlier commit leave the sliders alone: with a held arrow
   // key, the answer to the first press would otherwise move the handle back under the next.
   let sent = 0;
-  const send = (msg) => model.send_msg({ ...msg, n: ++sent });
+  let lastSession = 0;  // the last commit sent through the session (Bokeh)
+  const send = (msg) => { lastSession = ++sent; model.send_msg({ ...msg, n: sent }); };
+  // A slider's release goes by the page's moves channel when the session has taken every
+  // commit sent through it (app/lab/moves.py): the views of the new state come back from
+  // there and are laid over the page's own until its session next shows them.
+  const moves = movesChannel(model.moves, (m) => onMoved(m));
+  const pending = new Map();  // commit -> slider message, sent by the channel, not answered
+  let ackSeen = 0;            // the last commit the session said it took (values' ack)
+  let laidFast = 0;           // the newest commit whose views are laid over the page's
+  let lastCard = null;
+  function slide(msg) {
+    if (ackSeen >= lastSession) {
+      const n = sent + 1;
+      if (moves.send({ n, c: msg.c, v: msg.v })) {
+        sent = n;
+        pending.set(n, msg);
+        return;
+      }
+    }
+    send(msg);
+  }
+  function bySession(n, msg) {  // the session answers this commit (its number kept)
+    lastSession = Math.max(lastSession, n);
+    model.send_msg({ ...msg, n });
+  }
+  moves.onclose = () => {  // moves not answered yet go through the session
+    for (const [n, msg] of pending) bySession(n, msg);
+    pending.clear();
+  };
+  function onMoved(m) {
+    if (typeof m.n !== "number") return;
+    const msg = pending.get(m.n);
+    pending.delete(m.n);
+    if (m.session) { if (msg) bySession(m.n, msg); return; }
+    if (m.n <= laidFast || !m.views) return;
+    laidFast = m.n;
+    if (m.addr) showAddress(m.addr);
+    const views = m.views;
+    const card = (views.panes || {})["dp-card-pane"];
+    if (card !== undefined) { lastCard = card; layCard(card); }
+    window.requestAnimationFrame(() => {  // the card paints first
+      if (laidFast !== m.n) return;
+      for (const [key, text] of Object.entries(views.plots || {})) layOver(key, text, m.n);
+      if (views.controls) layOver("controls", views.controls, m.n);
+    });
+  }
   const fields = {};
   for (const input of root.querySelectorAll("input[data-control]")) {
     fields[input.dataset.control] = input;
@@ -284,7 +402,7 @@ export function render({ model, el }) {
     input.addEventListener("input", () => readout(c));
     input.addEventListener("change", () => {
       readout(c);
-      send({ k: "slider", c, v: Number(input.value) });
+      slide({ k: "slider", c, v: Number(input.value) });
     });
     input.addEventListener("pointerdown", () => dragging.add(c));
     const up = () => dragging.delete(c);
@@ -340,15 +458,25 @@ export function render({ model, el }) {
     let text = model.values || "{}";
     // A following page may show the class's state from its channel (assets/dplab-room-card.js)
     // until its own session takes it: new values from the server then win.
+    // (the session's own values say which commits it took: window.dplabAck)
+    const own = JSON.parse(text);
+    ackSeen = Math.max(ackSeen, own.ack || 0);
+    window.dplabAck = ackSeen;
+    if (laidFast > ackSeen && lastCard !== null) {
+      // the session showed an older state than the page's last move: its card is laid again
+      window.requestAnimationFrame(() => { if (laidFast > ackSeen) layCard(lastCard); });
+    }
     const chan = (window.dplabChannelOver || {}).controls;
     let fromChannel = false;
     if (chan) {
       if (chan.base === undefined) chan.base = model.values;
-      if (chan.base === model.values) { text = chan.text; fromChannel = true; }
+      if (chan.base === model.values || chan.n > ackSeen) { text = chan.text; fromChannel = true; }
       else delete window.dplabChannelOver.controls;
     }
-    const v = JSON.parse(text);
-    if (fromChannel) v.ack = sent;  // (the channel's values know nothing of this page's commits)
+    const v = fromChannel ? JSON.parse(text) : own;
+    // (the channel's values know nothing of this page's commits: a move's answer is as new
+    // as that move, a class's state as new as everything sent)
+    if (fromChannel) v.ack = chan.n || sent;
     else if (v.addr) showAddress(v.addr);
     for (const [c, text] of Object.entries(v.fields || {})) {
       const input = fields[c];

@@ -374,10 +374,13 @@ function plotData(model) {
   let text = model.message || "{}";
   // A following page may draw the class's state from its channel (assets/dplab-room-card.js)
   // until its own session takes it: a new message from the server then wins.
+  // A student's own move answered by the page's moves channel (assets/dplab-lab-controls.js)
+  // carries its commit number `n`: it stays until the session has taken that commit
+  // (window.dplabAck), so an older message of the session never covers a newer move.
   const over = (window.dplabChannelOver || {})[model.key];
   if (over) {
     if (over.base === undefined) over.base = model.message;
-    if (over.base === model.message) text = over.text;
+    if (over.base === model.message || over.n > (window.dplabAck || 0)) text = over.text;
     else delete window.dplabChannelOver[model.key];
   }
   let seen = decodedMessages.get(model);

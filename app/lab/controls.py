@@ -77,6 +77,11 @@ def eps_at(x: float) -> float:
     return round(x, 4)
 
 
+# Slider -> the value it sets at a position.
+SLIDER_AT: dict[str, Callable[[float], float]] = {"sigma": sigma_at, "eps": eps_at,
+                                                 "delta": delta_at}
+
+
 def delta_log(delta: float) -> float:
     """The δ slider's position for ``delta`` (clamped to the slider's range)."""
     if delta <= 0:
@@ -388,6 +393,8 @@ class ControlPanel(PlainJS):
     values = param.String(default="{}", doc="Field texts, slider positions, choices, labels "
                           "(JSON).")
     errors = param.Dict(default={}, doc="Control -> its error message.")
+    moves = param.String(default="", doc="The page's moves channel (app/lab/moves.py), where "
+                         "a slider's release goes; '' when every commit goes through Bokeh.")
 
     _esm = assets.path("dplab-lab-controls.js")
     _stylesheets: ClassVar[list[str]] = [assets.text("dplab-lab-controls.css")]
@@ -414,8 +421,10 @@ class LabSidebar:
     (the page's convention); ``after_preset`` runs after a preset or a digit key loaded one."""
 
     def __init__(self, state: LabState, lang: str, *, large: bool, dark: bool,
-                 safe: Callable[..., None], address: AddressQuery | None = None) -> None:
+                 safe: Callable[..., None], address: AddressQuery | None = None,
+                 before: Callable[[], None] | None = None) -> None:
         self.state, self.lang, self._safe = state, lang, safe
+        self._before = before  # runs before a commit is taken (LabPage.catch_up)
         # the page's address travels in the values (assets/dplab-lab-controls.js showAddress)
         self.address = address
         cls = ["dp-lab-controls", *(["dp-dark"] if dark else []),
@@ -447,10 +456,27 @@ class LabSidebar:
         return changed
 
     # ---- the student's commits into the state ----------------------------------------------
+    def slide(self, c: str, x: float, n: int) -> bool:
+        """A slider's release (commit ``n``) into the state and nothing else: no value, no
+        error is shown (LabPage.take_quietly; app/lab/moves.py shows the state). True when it
+        was not taken: a position off the slider, a text still rejected at its field (the
+        session answers that), or a value the state refuses (its message is then noted)."""
+        if c not in SLIDERS or not math.isfinite(x) or self.state.errors:
+            return True
+        (lo, hi), _step = SLIDERS[c]
+        if not lo <= x <= hi:
+            return True
+        refused = self.state.set_value(c, SLIDER_AT[c](x)) is not None
+        if not refused and n > self._ack:
+            self._ack = n
+        return refused
+
     def receive(self, msg: dict[str, Any]) -> None:
         """One commit from the browser: ``k`` text (``c``, ``v`` a string), slider (``c``,
         ``v`` its position), query / scale (``v``), overlays (``v`` a list), preset (``v``
         its key), resample. Anything malformed is ignored (logged)."""
+        if self._before is not None:
+            self._before()
         kind, c, v = msg.get("k"), msg.get("c"), msg.get("v")
         n = msg.get("n")
         if isinstance(n, int) and not isinstance(n, bool) and n > self._ack:
@@ -461,7 +487,7 @@ class LabSidebar:
                 self._safe(s.set_text, c, v[:10_000])
             elif kind == "slider" and c in SLIDERS and isinstance(v, int | float):
                 x = float(v)
-                value = {"sigma": sigma_at, "eps": eps_at, "delta": delta_at}[c](x)
+                value = SLIDER_AT[c](x)
                 self._safe(s.set_value, c, value)
             elif kind == "query" and v in queries.QUERIES:
                 self._safe(s.set_query, v)

@@ -100,10 +100,9 @@ def _renderer(lang: str, large: bool) -> Any:
     return page
 
 
-@functools.lru_cache(maxsize=64)
-def _views(items: tuple[tuple[str, str], ...], lang: str, large: bool) -> str:
-    page = _renderer(lang, large)
-    values = {k: (list(v) if isinstance(v, list) else v) for k, v in _target(items).items()}
+def _render(page: Any, values: Mapping[str, Any]) -> str:
+    """The renderer ``page`` at ``values`` (LabState parameters): its card and text panes, each
+    figure's message and the controls' values as one JSON text."""
     diff = {k: v for k, v in values.items() if getattr(page.state, k) != v}
     if diff:
         with param.parameterized.batch_call_watchers(page.state):
@@ -112,6 +111,41 @@ def _views(items: tuple[tuple[str, str], ...], lang: str, large: bool) -> str:
     plots = {key: getattr(page, name).message for key, name in CHANNEL_PLOTS.items()}
     return json.dumps({"panes": panes, "plots": plots, "controls": page.controls.panel.values},
                       ensure_ascii=False, separators=(",", ":"))
+
+
+@functools.lru_cache(maxsize=64)
+def _views(items: tuple[tuple[str, str], ...], lang: str, large: bool) -> str:
+    values = {k: (list(v) if isinstance(v, list) else v) for k, v in _target(items).items()}
+    return _render(_renderer(lang, large), values)
+
+
+# What a page's views read of its LabState: every parameter but the messages it shows.
+VIEWED = tuple(n for n in LabState.param if n not in ("name", "errors", "notices"))
+
+
+def _frozen(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(v)
+    if isinstance(v, dict):
+        return json.dumps(v, sort_keys=True, default=str)
+    return v
+
+
+@functools.lru_cache(maxsize=256)
+def _views_at(key: tuple[Any, ...], lang: str, large: bool) -> str:
+    values = {name: (list(v) if isinstance(v, tuple)
+                     # (a dict parameter was keyed by its JSON text)
+                     else json.loads(v) if isinstance(LabState.param[name], param.Dict) else v)
+              for name, v in zip(VIEWED, key, strict=True)}
+    return _render(_renderer(lang, large), values)
+
+
+def views_at(state: LabState, lang: str, large: bool) -> str:
+    """What a lab in ``state`` shows (no errors, no tour step), as :func:`views_of` gives it for
+    an address: one JSON text made once per process, state, language and layout, by the lab
+    page of no session. Every parameter the views read is in the key, so a student's own move
+    (app/lab/moves.py) gets exactly the views its page would show."""
+    return _views_at(tuple(_frozen(getattr(state, n)) for n in VIEWED), lang, large)
 
 
 def views_of(query: Mapping[str, str], lang: str, large: bool) -> str:
@@ -127,6 +161,7 @@ class FollowedLab(Protocol):
     lang: str
     state: LabState
     tour: TourState | None
+    controls: Any  # app.lab.controls.LabSidebar
     card: Any  # the card's pane (``object``: its HTML)
     _large: bool  # projector layout: the card's secondary parts folded
 
@@ -137,6 +172,9 @@ class LabFollowable:
     def __init__(self, lab: FollowedLab) -> None:
         self.lab = lab
         self.lang = lab.lang
+        # In a live class every commit goes through the session: a teacher's move is
+        # published from there, a follower's page shows the class (app/lab/moves.py).
+        lab.controls.panel.moves = ""
         self._applying = False
         self._changed: list[Callable[[], None]] = []
         self._predicted: list[Callable[[int], None]] = []

@@ -16,7 +16,7 @@ import panel as pn
 import param
 
 import lessons
-from app.lab import export
+from app.lab import export, moves
 from app.lab import tour as tour_mod
 from app.lab.card import CARD_CSS, PROJECTOR_CSS, card_html, card_theme_css, unit_label
 from app.lab.controls import LabSidebar
@@ -71,10 +71,18 @@ class LabPage(LabFigures, param.Parameterized):
         # (the address rides in the controls' values: no model of its own)
         self.address = address.AddressQuery()
         self.controls = LabSidebar(self.state, lang, large=large, dark=dark, safe=self._safe,
-                                   address=self.address)
+                                   address=self.address, before=self.catch_up)
         self.notice = widgets.TextPane("", stylesheets=[CARD_CSS], sizing_mode="stretch_width",
                                       css_classes=["dp-notices"], visible=False)
         self._intro = ""  # the introduction's HTML when it shares the notices' pane (main())
+        # A slider's release taken from the page's own moves channel (app/lab/moves.py) changes
+        # the state only: the views it would refresh are noted and made when the session next
+        # shows anything (catch_up); the channel sends the views of that state meanwhile.
+        self._quiet = False
+        self._stale: set[str] = set()
+        self.doc: Any = pn.state.curdoc  # (the session's document: where catch_up runs)
+        self.moves_id = moves.register(self)
+        self.controls.panel.moves = moves.url(self.moves_id)
         self._build_figures()
         # precedence 1: after the default watchers (0), so a live room's publish (app/lab/follow.py)
         # is queued before this page's figures are (the class hears of a move first)
@@ -107,6 +115,12 @@ class LabPage(LabFigures, param.Parameterized):
     # ---- refresh --------------------------------------------------------------------------
     def _on_state(self, *events: Any) -> None:
         names = {e.name for e in events}
+        if self._quiet:
+            self._stale |= names
+            return
+        if self._stale:
+            names |= self._stale
+            self._stale = set()
         if names <= {"errors"}:
             # The card marks itself stale (dp-stale) exactly while an input is rejected.
             self._safe(self.refresh_card, names)
@@ -115,6 +129,31 @@ class LabPage(LabFigures, param.Parameterized):
             self._show_notices()
             return
         self._safe(self._refresh_unlocked, names)
+
+    def catch_up(self) -> None:
+        """Make the views of the moves this session took quietly (see ``_quiet``): before the
+        session shows anything else (a tour step, a shortcut, an answer to a refused move)."""
+        if self._stale:
+            names, self._stale = self._stale, set()
+            self._safe(self._refresh_unlocked, names)
+
+    def take_quietly(self, control: str, x: float, n: int) -> bool:
+        """A slider's release (``control`` σ, ε or δ at position ``x``, the browser's commit
+        ``n``) from the page's moves channel (app/lab/moves.py): the state takes it, this
+        session makes and sends nothing for it. False when the session answers instead, as
+        for any commit: in a live class (the room's link shows the state), during a tour step,
+        or when the state refuses the value (its message shows at the slider)."""
+        tour = self.tour
+        if self.controls.panel.moves == "" or (tour is not None and (tour.step or tour.concealed)):
+            return False
+        self._quiet = True
+        try:
+            refused = self.controls.slide(control, x, n)
+        finally:
+            self._quiet = False
+        if refused:
+            self.catch_up()
+        return not refused
 
     def _refresh_unlocked(self, names: set[str]) -> None:
         # Card first (one small message, sent at once); the figures on the next tick, or during
@@ -189,6 +228,7 @@ class LabPage(LabFigures, param.Parameterized):
 
     def on_key(self, key: str, tour_panel: TourPanel | None) -> None:
         """Keyboard shortcuts (KeyBridge): digits load a preset, arrows move the tour."""
+        self.catch_up()
         if key.isdigit() and 1 <= int(key) <= len(PRESETS):
             if self.tour is not None and self.tour.step:
                 self.tour.go(0)
@@ -391,6 +431,7 @@ def attach_tour(lab: LabPage, tour_arg: str | None) -> list[Any]:
     lab.tour = ts
 
     def changed(*_: Any) -> None:
+        lab.catch_up()
         lab.address.update(tour=str(ts.step) if ts.step else "")
         lab.refresh_card()
 

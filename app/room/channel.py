@@ -35,11 +35,10 @@ import struct
 import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 
 import tornado.web
-import tornado.websocket
 
+from app.shell.plainws import PageSocket
 from app.shell.urls import href
 
 if TYPE_CHECKING:
@@ -99,22 +98,10 @@ def card_frame(seq: int, card: str) -> bytes:
     return got
 
 
-class CardChannel(tornado.websocket.WebSocketHandler):
+class CardChannel(PageSocket):
     """One student's lab: receives its room's cards (see the module docstring)."""
 
     link: RoomLink | None = None
-
-    def check_origin(self, origin: str) -> bool:
-        # The page's own websocket is allowed from these origins (app.serve.hardening
-        # .websocket_origins, given to Bokeh); Tornado's same-origin rule first, as for Bokeh's.
-        if super().check_origin(origin):
-            return True
-        from bokeh.server.util import check_allowlist
-        from bokeh.settings import settings
-
-        allowed = set(settings.allowed_ws_origin() or
-                      getattr(self.application, "websocket_origins", set()))
-        return bool(check_allowlist(urlparse(origin).netloc.lower(), sorted(allowed)))
 
     def open(self, *args: Any, **kwargs: Any) -> None:
         link = _LINKS.get(self.get_query_argument("link", ""))
@@ -123,12 +110,7 @@ class CardChannel(tornado.websocket.WebSocketHandler):
             return
         self.link = link
         link.channel = self
-        # A frame leaves at once: with Nagle's algorithm a 17 kB frame waited for the browser's
-        # delayed ACK (Tornado's public switch; Bokeh's own sockets: app/serve/server.py).
-        self.set_nodelay(True)
-
-    def get_compression_options(self) -> dict[str, Any] | None:
-        return None  # (Tornado's default, said here: push() writes uncompressed frames)
+        super().open()
 
     def on_message(self, message: str | bytes) -> None:
         self.close()  # nothing is expected from the browser

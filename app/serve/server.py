@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from app.lab import moves as lab_moves
 from app.serve import prebuild, stream, upstream_patches
 from app.shell import assets
 
@@ -413,6 +414,7 @@ def serve(address: str = "127.0.0.1", port: int = 5006,
         extra_patterns=[*plain_pages.routes(),
                         # components' modules by address, once per page (app/shell/plainjs.py)
                         *serve_by_address(),
+                        *lab_moves.routes(),  # a lab's own slider moves (app/lab/moves.py)
                         *room_wiring.plain_routes(
                             https=os.environ.get("DPLAB_HTTPS", "") in ("1", "true", "yes")),
                         (r"/healthz", hardening.HealthHandler,

@@ -236,7 +236,7 @@ def test_dragging_the_sigma_slider_with_the_mouse(page: Any, server: Server) -> 
 
 def _control_messages(sent: list[Any]) -> list[dict[str, Any]]:
     """The messages the lab's controls (app/lab/controls.py) sent: one ``data_event`` each,
-    decoded from Bokeh's map encoding."""
+    decoded from Bokeh's map encoding, or a slider's release by the moves channel."""
     def plain(v: Any) -> Any:
         if isinstance(v, dict) and v.get("type") == "map":
             return {k: plain(x) for k, x in v.get("entries", [])}
@@ -244,7 +244,10 @@ def _control_messages(sent: list[Any]) -> list[dict[str, Any]]:
 
     out = []
     for frame in sent:
-        if isinstance(frame, str) and '"data_event"' in frame:
+        if isinstance(frame, str) and frame.startswith('{"n":'):
+            # a slider's release by the page's moves channel (app/lab/moves.py)
+            out.append({"k": "slider", **json.loads(frame)})
+        elif isinstance(frame, str) and '"data_event"' in frame:
             for e in json.loads(frame).get("events", []):
                 data = e.get("msg_data") or {}
                 if data.get("name") == "data_event":
