@@ -524,11 +524,13 @@ async def run_moves(args: argparse.Namespace, srv: Server) -> dict[str, Any]:
     sampler_stop.set()
     await asyncio.gather(rss_task, lag_task)
     tab_errors = sum(1 for t in tabs if t.errors)
+    by_channel = sum(1 for t in tabs if t.moves_ws is not None)
     for t in tabs:
         await t.close()
     stop_profile(prof)
     s = res.summary(t_from, t_to, args.lost_after)
     return {"mode": "moves", "label": args.label, "students": args.students,
+            "moves_by": f"channel ({by_channel} of {len(tabs)} tabs)" if by_channel else "bokeh",
             "open": len(tabs), "open_failed": len(open_errors), "scroll": args.scroll,
             "open_p95_s": pct(open_times, 0.95), "ramp_s": args.ramp,
             "ramp_server_cpu_pct": ramp["server_cpu_pct"], "interval_s": args.interval,
@@ -961,6 +963,7 @@ def report(r: dict[str, Any]) -> str:
              f"load avg {r['load_start']} -> {r['load_end']}  "
              f"others' CPU {r['others_cpu_pct']:.0f} % of one core"]
     if r["mode"] == "moves":
+        lines.append(f"moves by: {r.get('moves_by', 'bokeh')}")
         lines += [
             f"card update p50 {r['p50_ms']:.0f} ms  p95 {r['p95_ms']:.0f} ms  "
             f"max {r['max_ms']:.0f} ms  lost {r['lost']}/{r['moves']} ({r['lost_pct']:.2f} %)",
@@ -1104,6 +1107,9 @@ def main() -> None:
                     help="follow: students opening at once")
     ap.add_argument("--nodelay", action="store_true",
                     help="TCP_NODELAY on the tabs' websockets, as browsers (wsclient.NODELAY)")
+    ap.add_argument("--bokeh-moves", action="store_true",
+                    help="moves: every slider release through Bokeh, not the page's moves "
+                         "channel (app/lab/moves.py; wsclient.MOVES_CHANNEL)")
     ap.add_argument("--room", action="store_true",
                     help="open: the students open a room's link (/lab?room=CODE)")
     ap.add_argument("--token", default="",
@@ -1112,10 +1118,11 @@ def main() -> None:
     ap.add_argument("--profile-format", default="speedscope", choices=["speedscope", "raw"])
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     args = ap.parse_args()
-    if args.nodelay:
-        import wsclient
+    import wsclient
 
+    if args.nodelay:
         wsclient.NODELAY = True
+    wsclient.MOVES_CHANNEL = not args.bokeh_moves
     if (args.mode in ("follow", "churn") or args.room) and not args.token:
         if args.url:
             raise SystemExit("follow with --url needs the server's --token")

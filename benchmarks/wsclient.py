@@ -65,6 +65,9 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 # tab's message waits for the server's delayed ACK (~40 ms on Linux loopback): a teacher's
 # slider release (two messages, each answered) then takes ~90 ms before the server sees it.
 NODELAY = False
+# A lab's slider releases by the page's moves channel (app/lab/moves.py), as the browser sends
+# them when the page offers one; False sends every move through Bokeh (the path before it).
+MOVES_CHANNEL = True
 
 
 class ProtocolError(RuntimeError):
@@ -281,6 +284,7 @@ class DocIndex:
     reveal_ids: list[str] = field(default_factory=list)  # data models of "*-reveal" boxes
     # sliders whose page sends a release as one message (class dp-release-only)
     release_only: set[str] = field(default_factory=set)
+    moves: str = ""  # the lab's moves channel (path), '' when the page has none
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any]) -> DocIndex:
@@ -291,9 +295,12 @@ class DocIndex:
         texts: dict[str, str] = {}
         reveals: list[str] = []
         release_only: set[str] = set()
+        moves = ""
         for m in walk_models(doc):
             n += 1
             attrs = m.get("attributes") or {}
+            if isinstance(attrs.get("moves"), str) and attrs["moves"]:
+                moves = attrs["moves"]
             name = str(m.get("name", ""))
             for c in attrs.get("css_classes") or []:
                 by_class.setdefault(str(c), str(m["id"]))
@@ -312,7 +319,7 @@ class DocIndex:
                 texts[str(m["id"])] = attrs["text"]
         card = by_class.get("dp-card-pane")
         return cls(by_class, card, texts.get(card or "", ""), location, browser, figures, n,
-                   reveals, release_only)
+                   reveals, release_only, moves)
 
 
 _SPAN_RE = {k: re.compile(rf'class="dp-{k}">([^<]*)<') for k in ("sigma", "eps", "required-delta")}
@@ -527,6 +534,10 @@ class LabTab(Session):
         self._built: asyncio.Future[float] | None = None
         self._built_marker = ""
         self.doc_json: dict[str, Any] = {}
+        self.moves_ws: Any = None  # the page's moves channel (MOVES_CHANNEL)
+        self._moves_reader: asyncio.Task[None] | None = None
+        self._moves_n = 0
+        self._moves_sent: dict[int, tuple[str, float]] = {}
 
     # ---- opening ----------------------------------------------------------------------------
     async def open(self) -> OpenTimes:
@@ -586,6 +597,17 @@ class LabTab(Session):
             self.sigma_log = math.log10(float(self.card["sigma"]))
             self.eps = float(self.card["eps"])
         self._reader = asyncio.create_task(self._read_loop())
+        moves = self.index.moves
+        if MOVES_CHANNEL and moves:
+            from tornado.websocket import websocket_connect
+
+            parts_url = urlsplit(self.page_url)
+            scheme = "wss" if parts_url.scheme == "https" else "ws"
+            self.moves_ws = await websocket_connect(HTTPRequest(
+                f"{scheme}://{parts_url.netloc}{moves}", request_timeout=self.timeout,
+                connect_timeout=self.timeout, headers=headers))
+            self.moves_ws.stream.set_nodelay(True)  # (the page's script: Chromium sets it)
+            self._moves_reader = asyncio.create_task(self._read_moves())
         # What the rendered page reports back (see the module docstring), then document_ready.
         ix = self.index
         events: list[list[dict[str, Any]]] = []
@@ -677,11 +699,55 @@ class LabTab(Session):
     def pending(self) -> int:
         return len(self._pending)
 
+    async def close(self) -> None:
+        if self.moves_ws is not None:
+            self.moves_ws.close()
+            self.moves_ws = None
+        if self._moves_reader is not None:
+            self._moves_reader.cancel()
+        await super().close()
+
+    async def _read_moves(self) -> None:
+        """The moves channel's answers: the card of a move's views answers it; a move the
+        session must answer goes through Bokeh (as the page's script does)."""
+        while True:
+            frame = await self.moves_ws.read_message()
+            if frame is None:
+                self.moves_ws = None
+                return
+            at = time.perf_counter()
+            self.bytes_in += len(frame)
+            m = json.loads(frame)
+            if m.get("session"):
+                c, v = self._moves_sent.pop(m["n"], ("sigma", 0.0))
+                assert self.index is not None
+                for events in slider_patches(self.index.by_class, self.index.release_only, c, v):
+                    await self._patch_quietly(events)
+                continue
+            self._moves_sent.pop(m.get("n"), None)
+            vals = card_values(str((m.get("views") or {}).get("panes", {}).get("dp-card-pane", "")))
+            if vals:
+                self.card = vals
+                self._resolve(vals, at)
+
     async def move(self, slider: str, value: float) -> Move:
         """Move the σ (value = log10 σ) or ε slider to ``value`` and release it."""
         ix = self.index
         if ix is None:
             raise TabError("open() first")
+        if self.moves_ws is not None:
+            if slider == "sigma":
+                self.sigma_log = value
+            else:
+                self.eps = value
+            m = Move(slider, value, (sigma_shown(self.sigma_log), eps_shown(self.eps)),
+                     time.perf_counter())
+            self._pending.append(m)
+            self._moves_n += 1
+            self._moves_sent[self._moves_n] = (slider, value)
+            await self.moves_ws.write_message(json.dumps(
+                {"n": self._moves_n, "c": slider, "v": value}))
+            return m
         patches = slider_patches(ix.by_class, ix.release_only, slider, value)
         if slider == "sigma":
             self.sigma_log = value

@@ -80,7 +80,6 @@ class LabPage(LabFigures, param.Parameterized):
         # shows anything (catch_up); the channel sends the views of that state meanwhile.
         self._quiet = False
         self._stale: set[str] = set()
-        self.doc: Any = pn.state.curdoc  # (the session's document: where catch_up runs)
         self.moves_id = moves.register(self)
         self.controls.panel.moves = moves.url(self.moves_id)
         self._build_figures()
