@@ -101,6 +101,7 @@ class MoveChannel(PageSocket):
         super().open()
 
     def on_message(self, message: str | bytes) -> None:
+        self.seen()
         page = self.page() if self.page is not None else None
         if page is None:
             self.close(NOT_HERE)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.lab import moves as lab_moves
 from app.serve import prebuild, stream, upstream_patches
-from app.shell import assets
+from app.shell import assets, plainws
 
 if TYPE_CHECKING:
     import panel as pn
@@ -184,6 +184,7 @@ def tune_process() -> dict[str, Any]:
     # (app/serve/prebuild.py). The balancer's health checks (every 2 s) are not: nobody waits
     # behind them.
     upstream_patches.install("activity_seen", seen=seen, not_activity=(HealthHandler,))
+    plainws.on_activity(seen)  # (a lab's moves channel: app/lab/moves.py)
     turn = asyncio.Lock()
 
     async def get_session_in_turn(self: Any, build_session: Callable[[Any], Any]) -> Any:

@@ -7,10 +7,22 @@ Both are opened by a page's script with an id that only that page's document hol
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
 import tornado.websocket
+
+# Called for every message from a page's browser on these sockets, as for Bokeh's own
+# (app/serve/server.py: a worker with messages coming in is not idle: it builds no page ahead
+# and starts no full collection then).
+_SEEN: list[Callable[[], None]] = []
+
+
+def on_activity(fn: Callable[[], None]) -> None:
+    """``fn()`` is called for each message a browser sends on a page socket (it replaces the
+    one set before: a server sets one)."""
+    _SEEN[:] = [fn]
 
 
 class PageSocket(tornado.websocket.WebSocketHandler):
@@ -32,6 +44,11 @@ class PageSocket(tornado.websocket.WebSocketHandler):
         # A frame leaves at once: with Nagle's algorithm a 17 kB frame waited for the browser's
         # delayed ACK (Tornado's public switch; Bokeh's own sockets: app/serve/upstream_sessions).
         self.set_nodelay(True)
+
+    def seen(self) -> None:
+        """A message came from the browser (see :func:`on_activity`)."""
+        for fn in _SEEN:
+            fn()
 
     def get_compression_options(self) -> dict[str, Any] | None:
         return None  # (Tornado's default, said here: frames are written uncompressed)

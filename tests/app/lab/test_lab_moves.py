@@ -150,3 +150,32 @@ def test_the_route_answers_its_page_and_closes_for_anything_else() -> None:
             server.stop()
 
     asyncio.run(body())
+
+
+def test_a_move_is_activity_for_the_worker() -> None:
+    # a worker with moves coming in builds no page ahead and starts no full collection
+    # (app/serve/server.py worker_quiet, the GC policy's idle time)
+    from app.shell import plainws
+
+    async def body() -> None:
+        page = LabPage(lang="en")
+        seen: list[int] = []
+        saved = list(plainws._SEEN)
+        plainws.on_activity(lambda: seen.append(1))
+        app = tornado.web.Application(moves.routes())
+        sock, port = tornado.testing.bind_unused_port()
+        server = tornado.httpserver.HTTPServer(app)
+        server.add_sockets([sock])
+        try:
+            ws: Any = await tornado.websocket.websocket_connect(
+                f"ws://127.0.0.1:{port}{moves.PATH}?page={page.moves_id}")
+            for n in (1, 2):
+                await ws.write_message(json.dumps({"n": n, "c": "eps", "v": 1.5 + n}))
+                await asyncio.wait_for(ws.read_message(), 5)
+            assert len(seen) == 2
+            ws.close()
+        finally:
+            plainws._SEEN[:] = saved
+            server.stop()
+
+    asyncio.run(body())
