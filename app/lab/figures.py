@@ -9,29 +9,21 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
+from app.lab import messages
 from app.lab.card import CARD_CSS
-from app.lab.compute import curve_view, density_view, simulation, tradeoff_view
 from app.lab.state import EPS_MAX
-from app.lab.texts import curve_text, density_text, sim_text, tradeoff_text
 from app.lab.views import (
     CurvePlot,
     DensityPlot,
     SimPlot,
     TradeoffPlot,
     curve_legend,
-    curve_legend_off,
-    curve_payload,
     density_legend,
-    density_payload,
-    per_base,
     sim_legend,
-    sim_payload,
     tradeoff_legend,
-    tradeoff_payload,
 )
 from app.shell import svgplot, widgets
 from app.shell.legend import LEGEND_CSS, legend_html
-from app.shell.numbers import fmt_input
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -119,40 +111,14 @@ class LabFigures:
         self._safe(self.state.set_attack_fpr, text)
 
     def _draw_attack(self, sens: float) -> None:
-        s = self.state
-        sigma, eps, delta, fpr, typed, lang = (s.sigma, s.eps, s.delta, s.attack_fpr,
-                                               s.attack_text, self.lang)
-        delta_text, verdict = s.delta_text, s.certification().verdict
-
-        def make() -> svgplot.Message:
-            tv = tradeoff_view(sens, sigma, eps, delta, fpr)
-            error = self._tr("lab.attack.error", text=typed.strip()) if typed else ""
-            data = tradeoff_payload(tv, eps, delta, fmt_input(fpr), error, self._tr)
-            data["html_text"] = svgplot.text_html(self._fold("lab.fold.attack_text", tradeoff_text(
-                tv, eps, delta, delta_text, verdict, per_base(fpr), lang)))
-            return svgplot.Message(data)
-
-        self.attack_plot.set_message(svgplot.shared(
-            ("lab.attack", sens, sigma, eps, delta, delta_text, fpr, typed, verdict, lang,
-             self._large), make))
+        self.attack_plot.set_message(messages.attacker(self.state, sens, self.lang, self._large))
 
     @property
     def _dens_payload(self) -> dict[str, Any]:
         return self._dens_msg.data
 
     def _draw_density(self, sens: float, unit: str) -> None:
-        s = self.state
-        sigma, eps, lang = s.sigma, s.eps, self.lang
-
-        def make() -> svgplot.Message:
-            dv = density_view(sens, sigma, eps)
-            data = density_payload(dv, sens, sigma, unit, self._tr)
-            data["html_text"] = svgplot.text_html(self._fold("lab.fold.dens_text",
-                                           density_text(dv, sens, sigma, eps, unit, lang)))
-            return svgplot.Message(data)
-
-        self._dens_msg = svgplot.shared(
-            ("lab.density", sens, sigma, eps, unit, lang, self._large), make)
+        self._dens_msg = messages.density(self.state, sens, unit, self.lang, self._large)
         self._show_density()
 
     def _show_density(self, concealed: bool = False) -> None:
@@ -169,40 +135,12 @@ class LabFigures:
             self.dens_plot.set_message(self._dens_msg)
 
     def _draw_curve(self, sens: float) -> None:
-        s = self.state
-        sigma, eps, delta, lang = s.sigma, s.eps, s.delta, self.lang
-        lo, hi, scale, claim = s.eps_lo, s.eps_hi, s.scale, s.claim.log10
-        overlays = tuple(s.overlays)
-
-        def make() -> tuple[svgplot.Message, tuple[bool, bool]]:
-            cv = curve_view(sens, sigma, eps, delta, lo, hi, scale, claimed_log10=claim)
-            show_lap = "laplace" in overlays and not cv.all_zero
-            show_cl = "classic" in overlays and not cv.all_zero
-            data = curve_payload(cv, show_lap, show_cl, self._tr, sens, sigma)
-            # the legend lists the curves drawn
-            data["legend_off"] = curve_legend_off(show_lap, show_cl)
-            data["html_text"] = svgplot.text_html(
-                self._fold("lab.fold.curve_text", curve_text(cv, delta, lang)))
-            return svgplot.Message(data), (show_lap, show_cl)
-
-        msg, key = svgplot.shared(
-            ("lab.curve", sens, sigma, eps, delta, lo, hi, scale, claim, overlays, lang,
-             self._large), make)
+        msg, shown = messages.curve(self.state, sens, self.lang, self._large)
         # (the save bar's PNG legend lists the visible curves too)
-        self._curve_overlays["lap"].visible, self._curve_overlays["classic"].visible = key
+        self._curve_overlays["lap"].visible, self._curve_overlays["classic"].visible = shown
         self.curve_plot.set_message(msg)
 
     def _draw_sim(self, sens: float, unit: str) -> None:
-        s = self.state
-        sigma, eps, n, seed, lang = s.sigma, s.eps, s.sim_n, s.sim_seed, self.lang
-        dens = self._dens_payload
-
-        def make() -> svgplot.Message:
-            sv = simulation(sens, sigma, eps, n, seed, -4.0 * sigma, sens + 4.0 * sigma)
-            data = sim_payload(sv, sens, sigma, dens, self._tr)
-            data["html_text"] = svgplot.text_html(sim_text(sv, eps, lang))
-            return svgplot.Message(data)
-
         # (the density's message of the same state gives the threshold and the axis labels)
-        self.sim_plot.set_message(svgplot.shared(
-            ("lab.sim", sens, sigma, eps, n, seed, unit, lang), make))
+        self.sim_plot.set_message(messages.sim(self.state, sens, unit, self.lang,
+                                               self._dens_payload))

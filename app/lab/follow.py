@@ -11,12 +11,12 @@ whole snapshot is applied (controls, figures, texts), so every follower's card c
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import param
 
+from app.lab import messages
 from app.lab.card import card_html
 from app.lab.state import URL_NAMES, LabState
 from app.lab.tour import TourState
@@ -80,72 +80,24 @@ def card_of(query: Mapping[str, str], lang: str, folded: bool) -> str:
 
 
 # The panes a follower's page can take from the class's card channel (app/room/channel.py):
-# their fixed CSS class -> the renderer page's pane (assets/dplab-room-card.js overlays them).
+# their fixed CSS class (assets/dplab-room-card.js overlays them; app/lab/messages.py views).
 CHANNEL_PANES = {"dp-card-pane": "card"}
-# The views (their save-bar key -> the renderer page's SvgPlot): each message carries the
-# view's text equivalent and which legend entries it shows (app/lab/figures.py).
+# The views (their save-bar key -> the page's SvgPlot): each message carries the view's text
+# equivalent and which legend entries it shows (app/lab/messages.py).
 CHANNEL_PLOTS = {"density": "dens_plot", "curve": "curve_plot", "simulation": "sim_plot",
                  "attacker": "attack_plot"}
-_RENDERERS: dict[tuple[str, bool], Any] = {}
-
-
-def _renderer(lang: str, large: bool) -> Any:
-    """A lab page of this process that belongs to no session: it computes what a following
-    page of that language and layout shows (the same code, the same shared messages)."""
-    from app.lab.page import LabPage
-
-    page = _RENDERERS.get((lang, large))
-    if page is None:
-        page = _RENDERERS[(lang, large)] = LabPage(LabState(), lang, large=large)
-    return page
-
-
-def _render(page: Any, values: Mapping[str, Any]) -> str:
-    """The renderer ``page`` at ``values`` (LabState parameters): its card and text panes, each
-    figure's message and the controls' values as one JSON text."""
-    diff = {k: v for k, v in values.items() if getattr(page.state, k) != v}
-    if diff:
-        with param.parameterized.batch_call_watchers(page.state):
-            page.state.param.update(**diff, errors={})
-    panes = {cls: getattr(page, name).object for cls, name in CHANNEL_PANES.items()}
-    plots = {key: getattr(page, name).message for key, name in CHANNEL_PLOTS.items()}
-    return json.dumps({"panes": panes, "plots": plots, "controls": page.controls.panel.values},
-                      ensure_ascii=False, separators=(",", ":"))
 
 
 @functools.lru_cache(maxsize=64)
 def _views(items: tuple[tuple[str, str], ...], lang: str, large: bool) -> str:
-    values = {k: (list(v) if isinstance(v, list) else v) for k, v in _target(items).items()}
-    return _render(_renderer(lang, large), values)
-
-
-# What a page's views read of its LabState: every parameter but the messages it shows.
-VIEWED = tuple(n for n in LabState.param if n not in ("name", "errors", "notices"))
-
-
-def _frozen(v: Any) -> Any:
-    if isinstance(v, list):
-        return tuple(v)
-    if isinstance(v, dict):
-        return json.dumps(v, sort_keys=True, default=str)
-    return v
-
-
-@functools.lru_cache(maxsize=256)
-def _views_at(key: tuple[Any, ...], lang: str, large: bool) -> str:
-    values = {name: (list(v) if isinstance(v, tuple)
-                     # (a dict parameter was keyed by its JSON text)
-                     else json.loads(v) if isinstance(LabState.param[name], param.Dict) else v)
-              for name, v in zip(VIEWED, key, strict=True)}
-    return _render(_renderer(lang, large), values)
+    return messages.views_json(_state(items), lang, large)
 
 
 def views_at(state: LabState, lang: str, large: bool) -> str:
     """What a lab in ``state`` shows (no errors, no tour step), as :func:`views_of` gives it for
-    an address: one JSON text made once per process, state, language and layout, by the lab
-    page of no session. Every parameter the views read is in the key, so a student's own move
-    (app/lab/moves.py) gets exactly the views its page would show."""
-    return _views_at(tuple(_frozen(getattr(state, n)) for n in VIEWED), lang, large)
+    an address: one JSON text (app/lab/messages.py ``views_json``), its parts made once per
+    process and view state. A student's own move (app/lab/moves.py) takes it."""
+    return messages.views_json(state, lang, large)
 
 
 def views_of(query: Mapping[str, str], lang: str, large: bool) -> str:

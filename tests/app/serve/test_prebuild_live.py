@@ -61,6 +61,11 @@ def _normalized(doc: Any, room: str = "") -> str:
     text = re.sub(r"-\d{9,}\b", "-#", text)
     # a following student's card channel names that page's own random link id
     text = re.sub(r"room-card\?link=[0-9a-f]{16}", "room-card?link=<id>", text)
+    # and a lab its own moves channel's random page id (app/lab/moves.py)
+    text = re.sub(r"lab-moves\?page=[A-Za-z0-9_-]{24}", "lab-moves?page=<id>", text)
+    # a page built ahead and then linked to a class turned its channel off: "" set, the
+    # default, which a page built for the class leaves out of its document
+    text = text.replace('"moves": "", ', "")
     if room:  # the room code (each server made its own room)
         text = text.replace(room, "<room>")
     # the two servers' ports
