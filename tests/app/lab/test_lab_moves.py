@@ -179,3 +179,19 @@ def test_a_move_is_activity_for_the_worker() -> None:
             server.stop()
 
     asyncio.run(body())
+
+
+def test_a_tour_step_shows_the_moves_taken_quietly_first() -> None:
+    page = LabPage(lang="ko")
+    attach_tour(page, None)
+    assert page.tour is not None and page.tour.step == 0
+    moves.answer(page, 1, "sigma", 0.5)
+    assert page._stale and "3.162" not in page.card.object
+    page.tour.go(1)
+    assert page._stale == set()
+    # the session's own views are those of its state now (the step may set values too)
+    views = json.loads(views_at(page.state, "ko", False))
+    for key, name in CHANNEL_PLOTS.items():
+        if key != "density":  # (its message says what a concealing step hides)
+            assert getattr(page, name).message == views["plots"][key], key
+    assert page.tour.concealed or page.card.object == views["panes"]["dp-card-pane"]
