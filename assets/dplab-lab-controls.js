@@ -330,7 +330,9 @@ export function render({ model, el }) {
     const msg = pending.get(m.n);
     pending.delete(m.n);
     if (m.session) { if (msg) bySession(m.n, msg); return; }
-    if (m.n <= laidFast || !m.views) return;
+    // (a move the session has taken already is shown by the session's own views, which may
+    // be newer: a curve click taken right after it)
+    if (m.n <= laidFast || m.n <= ackSeen || !m.views) return;
     laidFast = m.n;
     if (m.addr) showAddress(m.addr);
     const views = m.views;
