@@ -512,6 +512,14 @@ class Session:
             except (asyncio.CancelledError, Exception):
                 pass
 
+    @staticmethod
+    def _close_side(ws: Any, reader: asyncio.Task[None] | None) -> None:
+        """A second websocket of the tab (a page's own channel) and its reader, closed."""
+        if ws is not None:
+            ws.close()
+        if reader is not None:
+            reader.cancel()
+
 
 class LabTab(Session):
     """One simulated browser tab on ``/lab``. Use ``await open()``, ``move()``, ``close()``."""
@@ -700,11 +708,8 @@ class LabTab(Session):
         return len(self._pending)
 
     async def close(self) -> None:
-        if self.moves_ws is not None:
-            self.moves_ws.close()
-            self.moves_ws = None
-        if self._moves_reader is not None:
-            self._moves_reader.cancel()
+        self._close_side(self.moves_ws, self._moves_reader)
+        self.moves_ws = None
         await super().close()
 
     async def _read_moves(self) -> None:
@@ -735,20 +740,6 @@ class LabTab(Session):
         ix = self.index
         if ix is None:
             raise TabError("open() first")
-        if self.moves_ws is not None:
-            if slider == "sigma":
-                self.sigma_log = value
-            else:
-                self.eps = value
-            m = Move(slider, value, (sigma_shown(self.sigma_log), eps_shown(self.eps)),
-                     time.perf_counter())
-            self._pending.append(m)
-            self._moves_n += 1
-            self._moves_sent[self._moves_n] = (slider, value)
-            await self.moves_ws.write_message(json.dumps(
-                {"n": self._moves_n, "c": slider, "v": value}))
-            return m
-        patches = slider_patches(ix.by_class, ix.release_only, slider, value)
         if slider == "sigma":
             self.sigma_log = value
         else:
@@ -756,8 +747,14 @@ class LabTab(Session):
         m = Move(slider, value, (sigma_shown(self.sigma_log), eps_shown(self.eps)),
                  time.perf_counter())
         self._pending.append(m)
+        if self.moves_ws is not None:  # by the page's moves channel, as the page's script
+            self._moves_n += 1
+            self._moves_sent[self._moves_n] = (slider, value)
+            await self.moves_ws.write_message(json.dumps(
+                {"n": self._moves_n, "c": slider, "v": value}))
+            return m
         # As the page's slider on a tap or key press, no reply awaited.
-        for events in patches:
+        for events in slider_patches(ix.by_class, ix.release_only, slider, value):
             await self._patch_quietly(events)
         return m
 
@@ -1124,11 +1121,8 @@ class Follower(Tab):
                 self.via_channel += 1
 
     async def close(self) -> None:
-        if self.channel is not None:
-            self.channel.close()
-            self.channel = None
-        if self._channel_reader is not None:
-            self._channel_reader.cancel()
+        self._close_side(self.channel, self._channel_reader)
+        self.channel = None
         await super().close()
 
     async def _on_push(self, msg: Message) -> None:

@@ -93,13 +93,6 @@ def _views(items: tuple[tuple[str, str], ...], lang: str, large: bool) -> str:
     return messages.views_json(_state(items), lang, large)
 
 
-def views_at(state: LabState, lang: str, large: bool) -> str:
-    """What a lab in ``state`` shows (no errors, no tour step), as :func:`views_of` gives it for
-    an address: one JSON text (app/lab/messages.py ``views_json``), its parts made once per
-    process and view state. A student's own move (app/lab/moves.py) takes it."""
-    return messages.views_json(state, lang, large)
-
-
 def views_of(query: Mapping[str, str], lang: str, large: bool) -> str:
     """What a following lab at address ``query`` shows, as one JSON text made once per
     process, language and layout: the card and the text panes' HTML by CSS class, each

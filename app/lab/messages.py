@@ -3,7 +3,7 @@
 Pure functions of a :class:`~app.lab.state.LabState`, the language and the layout, each made
 once per worker and view state (``svgplot.shared``: the key names every input it reads), so a
 page's own views (app/lab/figures.py), a room's followers and a student's own moves
-(app/lab/follow.py ``views_at``, app/lab/moves.py) take the very same objects. A state's
+(app/lab/follow.py ``views_of``, app/lab/moves.py) take the very same objects. A state's
 whole view set is :func:`views_json`: no page, no Panel object is involved in making it.
 """
 

@@ -5,7 +5,7 @@ Why: through Bokeh, a student's slider move cost ~6.7 ms of a worker's CPU on se
 move alone is ~6.2 ms (benchmarks/page_weight.py): the event's decoding, the document's
 patches and their serialisation, per move and session. A class of 1,000 students moving every
 ~3 s needs ≤ 2 ms. The views of a lab state are already made once per process, language and
-layout for a room's followers (app/lab/follow.py ``views_at``); a student's own move takes
+layout for a room's followers (app/lab/messages.py ``views_json``); a student's own move takes
 them too:
 
 - ``/lab-moves?page=ID`` (:class:`MoveChannel`): opened by assets/dplab-lab-controls.js with
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import tornado.web
 
 from app.lab.controls import SLIDERS
-from app.lab.follow import views_at
+from app.lab.messages import views_json
 from app.shell.plainws import PageSocket
 from app.shell.urls import href
 
@@ -81,7 +81,7 @@ def answer(page: LabPage, n: int, control: str, x: float) -> bytes:
     if not page.take_quietly(control, x, n):
         return b'{"n":' + str(n).encode() + b',"session":true}'
     s = page.state
-    views = views_at(s, page.lang, bool(page._large))
+    views = views_json(s, page.lang, bool(page._large))
     addr = json.dumps(s.url_query(), ensure_ascii=False, separators=(",", ":"))
     return (b'{"n":' + str(n).encode() + b',"addr":' + addr.encode() + b',"views":'
             + views.encode() + b"}")

@@ -131,7 +131,7 @@ class LabPage(LabFigures, param.Parameterized):
 
     def catch_up(self) -> None:
         """Make the views of the moves this session took quietly (see ``_quiet``): before the
-        session shows anything else (a tour step, a shortcut, an answer to a refused move)."""
+        session shows anything else (a commit, a tour step, a shortcut)."""
         if self._stale:
             names, self._stale = self._stale, set()
             self._safe(self._refresh_unlocked, names)
@@ -150,8 +150,8 @@ class LabPage(LabFigures, param.Parameterized):
             refused = self.controls.slide(control, x, n)
         finally:
             self._quiet = False
-        if refused:
-            self.catch_up()
+        # (a refused value's message is noted: the browser sends the commit through the
+        # session, which makes the noted views first, in its own document)
         return not refused
 
     def _refresh_unlocked(self, names: set[str]) -> None:

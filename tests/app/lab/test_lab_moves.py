@@ -19,7 +19,8 @@ import tornado.websocket
 
 from app.lab import moves
 from app.lab.controls import sigma_at
-from app.lab.follow import CHANNEL_PLOTS, LabFollowable, views_at
+from app.lab.follow import CHANNEL_PLOTS, LabFollowable
+from app.lab.messages import views_json
 from app.lab.page import LabPage, attach_tour
 from app.lab.state import LabState
 
@@ -27,6 +28,15 @@ from app.lab.state import LabState
 def frame(data: bytes) -> dict[str, Any]:
     out: dict[str, Any] = json.loads(data)
     return out
+
+
+def moves_server() -> tuple[tornado.httpserver.HTTPServer, str]:
+    """The moves route on a free port (call inside a running loop): the server and its
+    ``ws://`` base address."""
+    sock, port = tornado.testing.bind_unused_port()
+    server = tornado.httpserver.HTTPServer(tornado.web.Application(moves.routes()))
+    server.add_sockets([sock])
+    return server, f"ws://127.0.0.1:{port}{moves.PATH}"
 
 
 def shown(page: LabPage) -> dict[str, Any]:
@@ -55,7 +65,7 @@ def test_a_release_changes_the_state_only_and_answers_with_that_states_views(lan
     views = got["views"]
     assert {"panes": views["panes"], "plots": views["plots"]} == views_of_page(fresh)
     assert json.loads(views["controls"])["fields"]["sigma"] == "1.995"
-    assert views == json.loads(views_at(page.state, lang, False))
+    assert views == json.loads(views_json(page.state, lang, False))
     # ε next: the curve's range follows as the state's own setter keeps it
     got = frame(moves.answer(page, 2, "eps", 12.0))
     assert page.state.eps == 12.0 and page.state.eps_hi == 24.0
@@ -130,11 +140,7 @@ def test_the_route_answers_its_page_and_closes_for_anything_else() -> None:
     async def body() -> None:
         page = LabPage(lang="ko")
         assert page.controls.panel.moves == moves.url(page.moves_id)
-        app = tornado.web.Application(moves.routes())
-        sock, port = tornado.testing.bind_unused_port()
-        server = tornado.httpserver.HTTPServer(app)
-        server.add_sockets([sock])
-        base = f"ws://127.0.0.1:{port}{moves.PATH}"
+        server, base = moves_server()
         try:
             ws: Any = await tornado.websocket.websocket_connect(base + "?page=nope")
             assert await ws.read_message() is None and ws.close_code == moves.NOT_HERE
@@ -142,7 +148,7 @@ def test_the_route_answers_its_page_and_closes_for_anything_else() -> None:
             await ws.write_message(json.dumps({"n": 1, "c": "sigma", "v": 0.3}))
             got = json.loads(await asyncio.wait_for(ws.read_message(), 5))
             assert got["n"] == 1 and got["addr"]["sigma"] == "1.995"
-            assert got["views"] == json.loads(views_at(page.state, "ko", False))
+            assert got["views"] == json.loads(views_json(page.state, "ko", False))
             await ws.write_message(json.dumps({"n": 2, "k": "text", "c": "n", "v": "9"}))
             assert await asyncio.wait_for(ws.read_message(), 5) is None
             assert ws.close_code == moves.BAD and page.state.n == 4
@@ -162,13 +168,9 @@ def test_a_move_is_activity_for_the_worker() -> None:
         seen: list[int] = []
         saved = list(plainws._SEEN)
         plainws.on_activity(lambda: seen.append(1))
-        app = tornado.web.Application(moves.routes())
-        sock, port = tornado.testing.bind_unused_port()
-        server = tornado.httpserver.HTTPServer(app)
-        server.add_sockets([sock])
+        server, base = moves_server()
         try:
-            ws: Any = await tornado.websocket.websocket_connect(
-                f"ws://127.0.0.1:{port}{moves.PATH}?page={page.moves_id}")
+            ws: Any = await tornado.websocket.websocket_connect(f"{base}?page={page.moves_id}")
             for n in (1, 2):
                 await ws.write_message(json.dumps({"n": n, "c": "eps", "v": 1.5 + n}))
                 await asyncio.wait_for(ws.read_message(), 5)
@@ -190,7 +192,7 @@ def test_a_tour_step_shows_the_moves_taken_quietly_first() -> None:
     page.tour.go(1)
     assert page._stale == set()
     # the session's own views are those of its state now (the step may set values too)
-    views = json.loads(views_at(page.state, "ko", False))
+    views = json.loads(views_json(page.state, "ko", False))
     for key, name in CHANNEL_PLOTS.items():
         if key != "density":  # (its message says what a concealing step hides)
             assert getattr(page, name).message == views["plots"][key], key
