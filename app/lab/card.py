@@ -14,7 +14,7 @@ import html
 import logging
 from decimal import Decimal, InvalidOperation
 
-from app.lab.state import LabState
+from app.lab.state import LabState, LabValues, plain
 from app.shell import assets, theme
 from app.shell.i18n import t
 from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, underflow_approx
@@ -158,13 +158,15 @@ def _neighbours_html(query: str, data: tuple[float, ...], B: float, record: int,
         return ""
 
 
-def card_html(state: LabState, cert: Certification, lang: str, *, folded: bool = False) -> str:
+def card_html(state: LabState | LabValues, cert: Certification, lang: str, *,
+              folded: bool = False) -> str:
     """Certification card. ``cert`` is a dpcore Certification for the state's release.
 
     ``folded``: the secondary parts (flags, errors, calibration, neighbours) start closed
     (projector view). While ``state.errors`` holds a rejected input the card carries the class
     ``dp-stale`` and says that it shows the last valid values.
     """
+    state = plain(state)
     unit = unit_label(lang, cert.unit)
     u = html.escape(unit)
     kind = verdict_kind(cert)

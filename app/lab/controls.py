@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import param
 
 from app.lab.card import unit_label
-from app.lab.state import CALIB_GROUPS, PRESET_BY_KEY, PRESETS
+from app.lab.state import CALIB_GROUPS, PRESET_BY_KEY, PRESETS, plain
 from app.shell import assets, svgplot
 from app.shell.address import AddressQuery
 from app.shell.i18n import t
@@ -53,7 +53,7 @@ from app.shell.plainjs import PlainJS
 from dpcore import queries
 
 if TYPE_CHECKING:
-    from app.lab.state import LabState
+    from app.lab.state import LabState, LabValues
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def delta_log(delta: float) -> float:
 
 
 # Text field -> its text for a state (in the sidebar's order).
-FIELD_TEXTS: dict[str, Callable[[LabState], str]] = {
+FIELD_TEXTS: dict[str, Callable[[LabValues], str]] = {
     "n": lambda s: str(s.n), "B": lambda s: fmt_input(s.B),
     "sigma": lambda s: fmt_input(s.sigma), "eps": lambda s: fmt_input(s.eps),
     "delta": lambda s: s.delta_text, "data": lambda s: s.data_text,
@@ -107,7 +107,7 @@ SLIDERS: dict[str, tuple[tuple[float, float], float]] = {
     "delta": (DELTA_LOG_RANGE, 0.1)}
 
 
-def slider_positions(s: LabState) -> dict[str, list[float]]:
+def slider_positions(s: LabState | LabValues) -> dict[str, list[float]]:
     """Slider -> [position, the state's value it stands for]. The browser moves a slider only
     when its own position does not already give that value (a log slider's position and log10
     of the rounded σ differ in the last digits; sending that back moved a handle that a held
@@ -127,7 +127,7 @@ def up_text(x: float, digits: int = 4) -> str:
     return fmt_input(float(d)) if float(d) >= x else fmt_input(math.nextafter(float(d), math.inf))
 
 
-def calibration_text(s: LabState, lang: str) -> str:
+def calibration_text(s: LabState | LabValues, lang: str) -> str:
     """The line under the calibrations: the σ the last one set (all its digits, its unit),
     what it promises, and ε at the claimed δ; "" once σ has moved on (or none was made)."""
     c = s.calibration_now()
@@ -151,9 +151,10 @@ def calibration_text(s: LabState, lang: str) -> str:
     return f"{head} {tail}"
 
 
-def control_values(s: LabState, lang: str) -> dict[str, Any]:
+def control_values(s: LabState | LabValues, lang: str) -> dict[str, Any]:
     """What the controls show for state ``s`` (one small dict, sent when it changes). A field
     whose text was rejected is left out: it keeps the student's text next to its message."""
+    s = plain(s)
     unit = unit_label(lang, queries.unit_key(s.query))
     return {
         "calib": calibration_text(s, lang),
@@ -213,8 +214,10 @@ def slider_text(c: str, x: float) -> str:
     return f"ε = {eps_at(x):g}"
 
 
-def controls_html(s: LabState, lang: str) -> str:
+def controls_html(s: LabState | LabValues, lang: str) -> str:
     """The sidebar's markup for state ``s`` in ``lang`` (escaped; no script, no style)."""
+    s = plain(s)
+
     def tr(key: str, **fmt: Any) -> str:
         return t(key, lang, **fmt)
 

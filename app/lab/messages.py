@@ -1,6 +1,6 @@
 """What each /lab view shows for a state, as the message its browser module draws from.
 
-Pure functions of a :class:`~app.lab.state.LabState`, the language and the layout, each made
+Pure functions of a lab state's values (``LabValues``), the language and the layout, each made
 once per worker and view state (``svgplot.shared``: the key names every input it reads), so a
 page's own views (app/lab/figures.py), a room's followers and a student's own moves
 (app/lab/follow.py ``views_of``, app/lab/moves.py) take the very same objects. A state's
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from app.lab.card import card_html, unit_label
 from app.lab.compute import curve_view, density_view, simulation, tradeoff_view
 from app.lab.controls import control_values
+from app.lab.state import plain
 from app.lab.texts import curve_text, density_text, sim_text, tradeoff_text
 from app.lab.views import (
     curve_legend_off,
@@ -34,7 +35,7 @@ from dpcore import queries
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from app.lab.state import LabState
+    from app.lab.state import LabState, LabValues
 
 
 @functools.cache
@@ -53,8 +54,10 @@ def fold(lang: str, large: bool, key: str, body: str) -> str:
             f"{html.escape(t(key, lang))}</summary>{body}</details>")
 
 
-def density(s: LabState, sens: float, unit: str, lang: str, large: bool) -> svgplot.Message:
-    sigma, eps = s.sigma, s.eps
+def density(s: LabState | LabValues, sens: float, unit: str, lang: str, large: bool
+            ) -> svgplot.Message:
+    v = plain(s)
+    sigma, eps = v.sigma, v.eps
 
     def make() -> svgplot.Message:
         dv = density_view(sens, sigma, eps)
@@ -68,9 +71,10 @@ def density(s: LabState, sens: float, unit: str, lang: str, large: bool) -> svgp
     return msg
 
 
-def curve(s: LabState, sens: float, lang: str, large: bool
+def curve(s: LabState | LabValues, sens: float, lang: str, large: bool
           ) -> tuple[svgplot.Message, tuple[bool, bool]]:
     """The curve's message and which overlays it draws (Laplace, classic)."""
+    s = plain(s)
     sigma, eps, delta = s.sigma, s.eps, s.delta
     lo, hi, scale, claim = s.eps_lo, s.eps_hi, s.scale, s.claim.log10
     overlays = tuple(s.overlays)
@@ -92,10 +96,11 @@ def curve(s: LabState, sens: float, lang: str, large: bool
     return got
 
 
-def sim(s: LabState, sens: float, unit: str, lang: str, dens: dict[str, Any]
+def sim(s: LabState | LabValues, sens: float, unit: str, lang: str, dens: dict[str, Any]
         ) -> svgplot.Message:
     """The simulation (``dens``: the densities' message data of the same state gives the
     threshold and the axis labels)."""
+    s = plain(s)
     sigma, eps, n, seed = s.sigma, s.eps, s.sim_n, s.sim_seed
 
     def make() -> svgplot.Message:
@@ -109,7 +114,8 @@ def sim(s: LabState, sens: float, unit: str, lang: str, dens: dict[str, Any]
     return msg
 
 
-def attacker(s: LabState, sens: float, lang: str, large: bool) -> svgplot.Message:
+def attacker(s: LabState | LabValues, sens: float, lang: str, large: bool) -> svgplot.Message:
+    s = plain(s)
     sigma, eps, delta, fpr, typed = s.sigma, s.eps, s.delta, s.attack_fpr, s.attack_text
     delta_text, verdict = s.delta_text, s.certification().verdict
     tr = translator(lang)
@@ -129,10 +135,11 @@ def attacker(s: LabState, sens: float, lang: str, large: bool) -> svgplot.Messag
     return msg
 
 
-def views(s: LabState, lang: str, large: bool) -> dict[str, Any]:
+def views(s: LabState | LabValues, lang: str, large: bool) -> dict[str, Any]:
     """Every view of state ``s`` (no errors, no tour step) as a following page takes them: the
     card's HTML by its pane's class, each figure's message (JSON text) by key, the controls'
     values (JSON text)."""
+    s = plain(s)
     sens = float(queries.sensitivity(s.query, s.n, s.B))
     unit = unit_label(lang, queries.unit_key(s.query))
     dens = density(s, sens, unit, lang, large)
@@ -144,6 +151,6 @@ def views(s: LabState, lang: str, large: bool) -> dict[str, Any]:
             "controls": svgplot.encode(control_values(s, lang))}
 
 
-def views_json(s: LabState, lang: str, large: bool) -> str:
+def views_json(s: LabState | LabValues, lang: str, large: bool) -> str:
     """:func:`views` as one JSON text."""
     return json.dumps(views(s, lang, large), ensure_ascii=False, separators=(",", ":"))

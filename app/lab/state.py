@@ -9,6 +9,7 @@ delta (plus our own: data, i, v, lo, hi, scale, lang is handled by the page).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Mapping
@@ -168,29 +169,43 @@ class LabState(param.Parameterized):
     notices = param.List(default=[], item_type=tuple,
                          doc="Page-level notices, e.g. URL values that fell back to defaults.")
 
-    # ---- derived ---------------------------------------------------------------------------
+    # ---- derived (one implementation: LabValues) -----------------------------------------
+    def values(self) -> LabValues:
+        """This state's values as plain attributes, made once per change (see
+        :class:`LabValues`)."""
+        got: LabValues | None = self.__dict__.get("_values")
+        if got is None:
+            got = LabValues(**{k: getattr(self, k) for k in VALUE_NAMES})
+            self.__dict__["_values"] = got
+        return got
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # every parameter is set through here (param's update included): the values made
+        # before no longer hold
+        self.__dict__.pop("_values", None)
+        super().__setattr__(name, value)
+
     @property
     def sensitivity(self) -> float:
-        return float(queries.sensitivity(self.query, self.n, self.B))
+        return self.values().sensitivity
 
     @property
     def data_editable(self) -> bool:
-        return self.n <= DATA_EDIT_MAX
+        return self.values().data_editable
 
     @property
     def data_text(self) -> str:
-        return ", ".join(fmt_input(x) for x in self.data)
+        return self.values().data_text
 
     @property
     def claim(self) -> Claim:
         """The claimed delta read exactly from its text, in log space (1e-400 stays 1e-400)."""
-        return _claim(self.delta_text, self.delta)
+        return self.values().claim
 
     def certification(self) -> Certification:
         """dpcore's certification of this state's release, with the claim as typed (shared by
         every session of the process with the same inputs: a following class)."""
-        return _certification(self.query, self.n, self.B, self.sigma, self.eps,
-                              self.delta_text, self.delta)
+        return self.values().certification()
 
     # ---- input ----------------------------------------------------------------------------
     def _fail(self, control: str, key: str, **fmt: Any) -> tuple[str, dict[str, Any]]:
@@ -413,15 +428,7 @@ class LabState(param.Parameterized):
                 self._ok(fields[0])
 
     def calibration_now(self) -> dict[str, Any] | None:
-        """The last calibration while σ (and the sensitivity it was for) is still its result,
-        with ε at the claimed δ (``eps``: conservative, math.inf at δ = 0; None when the claim
-        lies below the double range); None once σ or Δ has moved on."""
-        c = self.calibrated
-        if not c or c["sigma"] != self.sigma or c["sens"] != self.sensitivity:
-            return None
-        claim = self.claim
-        return {**c, "eps": _eps_at(claim.value, claim.log10, c["sens"], c["sigma"]),
-                "delta": claim.text}
+        return self.values().calibration_now()
 
     def _apply(self, **changes: Any) -> None:
         """Set n and/or B and keep D, the record index and the replacement consistent."""
@@ -456,22 +463,7 @@ class LabState(param.Parameterized):
     # ---- URL ------------------------------------------------------------------------------
     def url_query(self) -> dict[str, str]:
         """Query string of the current state (fixed names first)."""
-        q = {
-            "q": self.query,
-            "n": str(self.n),
-            "B": fmt_input(self.B),
-            "sigma": fmt_input(self.sigma),
-            "eps": fmt_input(self.eps),
-            "delta": self.delta_text,
-        }
-        if self.data_editable:
-            q["data"] = ",".join(fmt_input(x) for x in self.data)
-        q["i"] = str(self.record)
-        q["v"] = fmt_input(self.replacement)
-        q["lo"] = fmt_input(self.eps_lo)
-        q["hi"] = fmt_input(self.eps_hi)
-        q["scale"] = self.scale
-        return q
+        return self.values().url_query()
 
     def apply_url(self, args: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
         """Apply URL values in a safe order; each bad one keeps its default and adds a notice.
@@ -514,6 +506,104 @@ class LabState(param.Parameterized):
                     bad("scale", args["scale"])
             self.param.update(errors={}, notices=notices)
         return notices
+
+
+@dataclass(frozen=True, slots=True)
+class LabValues:
+    """One :class:`LabState`'s values as plain attributes, and what is derived from them.
+
+    Why: the views of a state read its values ~120 times (card, figures, controls, address);
+    a param ``Number`` costs ~3.5 µs per read (its dynamic-value check), a plain attribute
+    0.04 µs, so the reads alone were ~0.3 ms of a student's move (2026-12-07). A state makes
+    its values once per change (:meth:`LabState.values`); the lists and dicts are the state's
+    own objects, to be read, not changed.
+    """
+
+    query: str
+    n: int
+    B: float
+    sigma: float
+    eps: float
+    delta: float
+    delta_text: str
+    data: list[float]
+    record: int
+    replacement: float
+    eps_lo: float
+    eps_hi: float
+    scale: str
+    overlays: list[str]
+    sim_n: int
+    sim_seed: int
+    attack_fpr: float
+    attack_text: str
+    calib_tpr: float
+    calib_fpr: float
+    calib_error: float
+    calibrated: dict[str, Any]
+    errors: dict[str, tuple[str, dict[str, Any]]]
+    notices: list[tuple[str, dict[str, Any]]]
+
+    @property
+    def sensitivity(self) -> float:
+        return float(queries.sensitivity(self.query, self.n, self.B))
+
+    @property
+    def data_editable(self) -> bool:
+        return self.n <= DATA_EDIT_MAX
+
+    @property
+    def data_text(self) -> str:
+        return ", ".join(fmt_input(x) for x in self.data)
+
+    @property
+    def claim(self) -> Claim:
+        """The claimed delta read exactly from its text, in log space (1e-400 stays 1e-400)."""
+        return _claim(self.delta_text, self.delta)
+
+    def certification(self) -> Certification:
+        """dpcore's certification of this state's release, with the claim as typed (shared by
+        every session of the process with the same inputs: a following class)."""
+        return _certification(self.query, self.n, self.B, self.sigma, self.eps,
+                              self.delta_text, self.delta)
+
+    def calibration_now(self) -> dict[str, Any] | None:
+        """The last calibration while σ (and the sensitivity it was for) is still its result,
+        with ε at the claimed δ (``eps``: conservative, math.inf at δ = 0; None when the claim
+        lies below the double range); None once σ or Δ has moved on."""
+        c = self.calibrated
+        if not c or c["sigma"] != self.sigma or c["sens"] != self.sensitivity:
+            return None
+        claim = self.claim
+        return {**c, "eps": _eps_at(claim.value, claim.log10, c["sens"], c["sigma"]),
+                "delta": claim.text}
+
+    def url_query(self) -> dict[str, str]:
+        """Query string of the current state (fixed names first)."""
+        q = {
+            "q": self.query,
+            "n": str(self.n),
+            "B": fmt_input(self.B),
+            "sigma": fmt_input(self.sigma),
+            "eps": fmt_input(self.eps),
+            "delta": self.delta_text,
+        }
+        if self.data_editable:
+            q["data"] = ",".join(fmt_input(x) for x in self.data)
+        q["i"] = str(self.record)
+        q["v"] = fmt_input(self.replacement)
+        q["lo"] = fmt_input(self.eps_lo)
+        q["hi"] = fmt_input(self.eps_hi)
+        q["scale"] = self.scale
+        return q
+
+
+VALUE_NAMES = tuple(f.name for f in dataclasses.fields(LabValues))
+
+
+def plain(s: LabState | LabValues) -> LabValues:
+    """``s``'s values (a view reads these, not the parameters: see :class:`LabValues`)."""
+    return s.values() if isinstance(s, LabState) else s
 
 
 @functools.lru_cache(maxsize=256)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from app.lab import compute as lc
-from app.lab.state import DATA_EDIT_MAX, EPS_MAX, PRESETS, SIGMA_MAX, LabState
+from app.lab.state import DATA_EDIT_MAX, EPS_MAX, PRESETS, SIGMA_MAX, VALUE_NAMES, LabState
 from app.shell.numbers import fmt_input, parse_number
 from dpcore import certify, gaussian, queries
 
@@ -268,3 +268,29 @@ def test_an_empty_field_asks_for_a_value_and_1e999_is_too_large() -> None:
     assert s.set_text("sigma", "1e999") == ("lab.err.too_large", {"text": "1e999"})
     assert s.set_text("sigma", "abc") == ("lab.err.not_number", {"text": "abc"})
     assert s.sigma == sigma
+
+
+def test_values_name_every_parameter_and_follow_every_change() -> None:
+    """``LabState.values`` (what the views read, app/lab/state.py LabValues) has one field per
+    parameter, is made once per change, and is made anew after any way of setting one:
+    an attribute, ``param.update``, a batch of watchers, a preset, an address."""
+    import param
+
+    s = LabState()
+    assert set(VALUE_NAMES) == set(s.param) - {"name"}
+    v = s.values()
+    assert s.values() is v  # nothing changed: the same values
+    s.sigma = 2.5
+    assert s.values() is not v and s.values().sigma == 2.5
+    s.param.update(eps=3.0, eps_lo=0.5)
+    assert (s.values().eps, s.values().eps_lo) == (3.0, 0.5)
+    with param.parameterized.batch_call_watchers(s):
+        s.delta_text = "0.2"
+        assert s.values().delta_text == "0.2"  # inside the batch too
+        s.delta = 0.2
+    s.load_preset("mean_underflow")
+    assert (s.values().query, s.values().n, s.values().sigma) == ("mean", 32, 10.0)
+    s.apply_url({"sigma": "3", "q": "count"})
+    w = s.values()
+    assert (w.query, w.sigma, w.certification()) == ("count", 3.0, s.certification())
+    assert w.url_query() == s.url_query() and w.url_query()["sigma"] == "3"

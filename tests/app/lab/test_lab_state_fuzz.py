@@ -49,7 +49,9 @@ from app.lab.state import (
     SIGMA_MAX,
     SIGMA_MIN,
     URL_NAMES,
+    VALUE_NAMES,
     LabState,
+    LabValues,
 )
 from app.shell.i18n import LANGUAGES, catalogue, t
 from app.shell.numbers import fmt_delta, fmt_log10, fmt_num
@@ -155,6 +157,16 @@ def _check_valid(s: LabState) -> None:
         _message_formats(key, fields)
     if s.n <= DATA_EDIT_MAX:
         assert s.data_text
+    _check_values(s)
+
+
+def _check_values(s: LabState) -> None:
+    """The plain values the views read (``LabState.values``, made once per change) are the
+    parameters' values after any sequence of inputs: never those of an earlier state."""
+    v = s.values()
+    for name in VALUE_NAMES:
+        assert getattr(v, name) == getattr(s, name), name
+    assert v.url_query() == LabValues(**{k: getattr(s, k) for k in VALUE_NAMES}).url_query()
 
 
 def _cls(page: str, cls: str) -> str:
