@@ -95,7 +95,11 @@ class _LmsPage:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        # Threads: a connection Chromium opens ahead and leaves idle (the profile's predictor
+        # learns the stand-in's address from the test before) held a one-thread server, and
+        # the page's load with it, for ~60 s.
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
         self.url = f"http://localhost:{self.httpd.server_address[1]}/"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
