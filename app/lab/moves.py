@@ -118,7 +118,7 @@ class MoveChannel(PageSocket):
         except Exception:  # (the session answers: the browser sends the commit through Bokeh)
             log.warning("lab: a move by the channel failed", exc_info=True)
             data = b'{"n":' + str(got[0]).encode() + b',"session":true}'
-        self.write_message(data.decode())
+        self.write_message(data)  # (UTF-8 bytes in a text frame: Tornado sends them as they are)
 
 
 def routes() -> list[tuple[str, type[tornado.web.RequestHandler], Any]]:

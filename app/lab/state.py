@@ -303,7 +303,10 @@ class LabState(param.Parameterized):
             # Keep the current epsilon inside the curve's range so its marker stays visible.
             lo = min(self.eps_lo, x)
             hi = self.eps_hi if x <= self.eps_hi else min(EPS_MAX, max(2 * x, self.eps_hi))
-            self.param.update(eps=x, eps_lo=lo, eps_hi=hi)
+            if lo == self.eps_lo and hi == self.eps_hi:
+                self.eps = x  # (param's update reads every parameter first: ~60 µs a move)
+            else:
+                self.param.update(eps=x, eps_lo=lo, eps_hi=hi)
         elif control == "delta":
             # read in log space from the text, so 1e-400 is not 0 and "-0" is "0"
             try:
