@@ -14,7 +14,8 @@ import html
 import logging
 from decimal import Decimal, InvalidOperation
 
-from app.lab.state import LabState, LabValues, plain
+from app.lab.state import LabState, plain
+from app.lab.values import LabValues
 from app.shell import assets, theme
 from app.shell.i18n import t
 from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, underflow_approx

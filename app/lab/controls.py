@@ -53,7 +53,8 @@ from app.shell.plainjs import PlainJS
 from dpcore import queries
 
 if TYPE_CHECKING:
-    from app.lab.state import LabState, LabValues
+    from app.lab.state import LabState
+    from app.lab.values import LabValues
 
 log = logging.getLogger(__name__)
 

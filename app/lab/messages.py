@@ -35,7 +35,8 @@ from dpcore import queries
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from app.lab.state import LabState, LabValues
+    from app.lab.state import LabState
+    from app.lab.values import LabValues
 
 
 @functools.cache

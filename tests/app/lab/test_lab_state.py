@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from app.lab import compute as lc
-from app.lab.state import DATA_EDIT_MAX, EPS_MAX, PRESETS, SIGMA_MAX, VALUE_NAMES, LabState
+from app.lab.state import DATA_EDIT_MAX, EPS_MAX, PRESETS, SIGMA_MAX, LabState
+from app.lab.values import VALUE_NAMES
 from app.shell.numbers import fmt_input, parse_number
 from dpcore import certify, gaussian, queries
 

@@ -49,10 +49,9 @@ from app.lab.state import (
     SIGMA_MAX,
     SIGMA_MIN,
     URL_NAMES,
-    VALUE_NAMES,
     LabState,
-    LabValues,
 )
+from app.lab.values import VALUE_NAMES, LabValues
 from app.shell.i18n import LANGUAGES, catalogue, t
 from app.shell.numbers import fmt_delta, fmt_log10, fmt_num
 from dpcore import certify, gaussian, queries
