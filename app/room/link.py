@@ -195,6 +195,8 @@ class RoomLink(LinkView):
         doc = self.doc
         if self.channel is not None:
             self._push(msg)  # the card now, before any document's turn
+            if self._take_outside(msg):
+                return
         if doc is None or doc.session_context is None:
             self._take(msg)
             return
@@ -207,6 +209,33 @@ class RoomLink(LinkView):
                 self._take(msg)
 
         doc.add_next_tick_callback(run)
+
+    def _take_outside(self, msg: RoomMessage) -> bool:
+        """Take a teacher's move without the document when the page already shows it from the
+        channel and nothing its session shows changes (same question, still live and
+        following): what :meth:`_take` would do then is note the sequence number and the
+        snapshot for later. True when taken. Why: each follower's document callback
+        (Bokeh's next-tick machinery, the lock, the banner's check) was ~half of a worker's
+        CPU per move in a following class (py-spy, ``classroom_load.py follow --students
+        300``, 2026-12-07), and it ran while the cards were still on their way."""
+        st = self.state
+        if (not isinstance(msg, RoomState) or not self.student or self.page is None
+                or self._pushed < msg.seq or msg.seq < st.seq or st.status != "live"
+                or not st.follows or msg.question != st.question):
+            return False
+        q = st.question
+        if ((q is None or q.id != st.answered_id)
+                and (st.answered != -1 or st.answered_id or st.answer_result)):
+            return False  # (an answer to clear: the banner changes)
+        self._latest = msg
+        if st.seq != msg.seq:
+            st.seq = msg.seq  # (no watcher: the banner does not show it)
+        if self._pushed == msg.seq:
+            snap = dict(msg.snap)
+            snap["question"] = q.id if q else ""
+            self._full = snap
+        SLOW_LANE.queue.pop(self, None)
+        return True
 
     def push_card(self, msg: RoomMessage) -> bool:
         """Send ``msg``'s card over the channel now, if this lab shows it from there; True when

@@ -221,7 +221,6 @@ class FollowState(param.Parameterized):
         default="connecting", objects=["connecting", "live", "unknown", "lost", "ended"],
         doc="The room connection: live, no such room, lost (retrying), or the class has ended.")
     following = param.Boolean(default=True, doc="A student's lab follows the room's state.")
-    seq = param.Integer(default=-1, doc="Sequence number of the last room state applied.")
     question = param.ClassSelector(class_=ClassQuestion, default=None, allow_None=True,
                                    doc="The class question open now.")
     answered = param.Integer(default=-1, doc="Option this session answered (-1: none).")
@@ -231,6 +230,14 @@ class FollowState(param.Parameterized):
         "student answered first; ``answered`` is then the answer on record), 'full', 'gone'."))
     answer_refused = param.Boolean(default=False, doc=(
         "This lab has no student credential (opened after the room was locked)."))
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        # The sequence number of the last room state applied: a plain attribute, not a
+        # parameter (no view shows it and nothing watches it; a follower writes it on every
+        # teacher move, and a parameter's write was ~8 % of a worker's CPU in a following
+        # class: py-spy, classroom_load.py follow --students 300, 2026-12-07).
+        self.seq = -1
 
     @property
     def follows(self) -> bool:
@@ -246,14 +253,15 @@ class FollowState(param.Parameterized):
             return False
         if msg.seq < self.seq:
             return False  # an older change that arrived late: the last change wins
-        self._set(seq=msg.seq, question=msg.question, status="live")
+        self.seq = msg.seq
+        self._set(question=msg.question, status="live")
         if self.question is None or self.question.id != self.answered_id:
             self._set(answered=-1, answered_id="", answer_result="")
         return self.follows
 
     def _set(self, **values: Any) -> None:
         """Set only what differs: each room message (every move, for every lab of a worker)
-        changes ``seq`` alone, and ``param.update`` reads every parameter per call (~0.5 ms
+        usually changes none of them, and ``param.update`` reads every parameter per call (~0.5 ms
         a lab with 150 labs per worker; py-spy, benchmarks/real_followers.py)."""
         diff = {k: v for k, v in values.items() if getattr(self, k) != v}
         if len(diff) == 1:

@@ -20,6 +20,7 @@ from test_follow_lanes import ROOM_LAB, a_student, message, until
 from app.lab.follow import card_of, views_of
 from app.room import channel
 from app.room import link as link_mod
+from app.room.state import ClassQuestion, RoomState, state_message
 
 
 class FakeSocket:
@@ -77,6 +78,61 @@ def test_the_view_goes_by_the_channel_the_same_frame_for_every_follower() -> Non
         link2.channel_closed()
         await until(lambda: lab2.state.sigma == 2.5)
         assert lab2.card.object == card_of(ROOM_LAB, "en", False)
+
+    asyncio.run(body())
+
+
+class FakeDoc:
+    """A served document as RoomLink.deliver sees it: its next-tick callbacks are noted."""
+
+    session_context = object()
+
+    def __init__(self) -> None:
+        self.callbacks: list[Any] = []
+
+    def add_next_tick_callback(self, cb: Any) -> None:
+        self.callbacks.append(cb)
+
+
+def test_a_move_the_channel_showed_needs_no_document_callback() -> None:
+    """A follower whose card went by the channel takes a move (same question, still live)
+    without its document: no Bokeh callback per follower. A change its banner shows (a
+    question opens) still goes through the document."""
+    async def body() -> None:
+        _hub, lab, link = await a_student()
+        sock, doc = FakeSocket(), FakeDoc()
+        link.channel, link.doc = sock, doc  # type: ignore[assignment]
+        banner = link.banner.object
+        link.deliver(message(7, ROOM_LAB))
+        assert len(sock.frames) == 1  # the card went
+        assert doc.callbacks == []  # ... and the session took the move without its document
+        assert link.state.seq == 7 and link._latest is not None and link._latest.seq == 7
+        assert link._full is not None and link._full["lab"] == ROOM_LAB
+        assert lab.state.sigma == 1.0 and link.banner.object == banner
+        q = ClassQuestion("q1", "quiz", "intro:q1", 3)
+
+        def with_q(seq: int, lab: dict[str, str]) -> RoomState:
+            got = RoomState.from_json(state_message(
+                seq, "t", {"lab": lab, "tour": 0, "revealed": True}, q))
+            assert got is not None
+            return got
+
+        asked = with_q(8, ROOM_LAB)
+        link.deliver(asked)
+        assert len(sock.frames) == 2  # its card too, and the banner through the document:
+        assert len(doc.callbacks) == 1 and link.state.question is None and link.state.seq == 7
+        link._take(asked)  # (what the callback runs, here without Bokeh's curdoc)
+        assert link.state.question == q and link.banner.object != banner
+        link.deliver(with_q(9, {**ROOM_LAB, "sigma": "3"}))
+        assert len(doc.callbacks) == 1  # (the same question still open: nothing else changed)
+        assert link.state.seq == 9 and link._full is not None and link._full["question"] == "q1"
+        link.deliver(message(10, ROOM_LAB))  # the question closes: through the document
+        assert len(doc.callbacks) == 2
+        link._take(message(10, ROOM_LAB))
+        # an answer to clear (it belongs to no open question): through the document
+        link.state.param.update(answered=1, answered_id="old")
+        link.deliver(message(11, ROOM_LAB))
+        assert len(doc.callbacks) == 3
 
     asyncio.run(body())
 
