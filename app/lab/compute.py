@@ -39,6 +39,8 @@ def _frozen(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     out = []
     for a in arrays:
         a = np.asarray(a, dtype=float)
+        if a.base is not None:  # (a view: its own copy, so that nothing can change it)
+            a = a.copy()
         a.setflags(write=False)
         out.append(a)
     return tuple(out)
@@ -317,6 +319,22 @@ class TradeoffView:
 
 
 @functools.lru_cache(maxsize=CURVE_CACHE)
+def _tpr_grid(mu: float) -> np.ndarray:
+    """The best test's TPR on the FPR grid for μ (one per σ: an ε move keeps it)."""
+    from dpcore import tradeoff
+
+    return _frozen(tradeoff.tpr_curve(_alpha_grid(TRADEOFF_POINTS), mu))[0]
+
+
+@functools.lru_cache(maxsize=CURVE_CACHE)
+def tpr_at(fprs: tuple[float, ...], mu: float) -> tuple[float, ...]:
+    """dpcore.tradeoff.tpr at each FPR of ``fprs`` for μ (the attacker's table: one per σ)."""
+    from dpcore import tradeoff
+
+    return tuple(float(tradeoff.tpr(a, mu)) for a in fprs)
+
+
+@functools.lru_cache(maxsize=CURVE_CACHE)
 def tradeoff_view(sensitivity: float, sigma: float, eps: float, claimed: float,
                   fpr: float) -> TradeoffView:
     """The attacker's trade-off for a release of sensitivity Δ with noise σ at FPR ``fpr``
@@ -325,7 +343,7 @@ def tradeoff_view(sensitivity: float, sigma: float, eps: float, claimed: float,
 
     mu = float(sensitivity) / float(sigma)
     alpha = _alpha_grid(TRADEOFF_POINTS)
-    tprs = tradeoff.tpr_curve(alpha, mu)  # (a picture; the texts' rates come from tpr)
+    tprs = _tpr_grid(mu)  # (a picture; the texts' rates come from tpr)
     cap = cap_tpr(alpha, eps, claimed)
     at = tradeoff.attack(fpr, float(sensitivity), float(sigma))
     cap_at = float(cap_tpr(fpr, eps, claimed))

@@ -164,8 +164,10 @@ class LabFollowable:
 
     def preview_html(self, snap: Mapping[str, Any]) -> str | None:
         lab, tour = self.lab, self.lab.tour
-        if tour is not None and (tour.step or int(snap.get("tour") or 0) or tour.concealed):
-            return None  # the tour's panel and concealment come with the whole snapshot
+        # (a tour's step, open here or in the snapshot: its panel and concealment come with the
+        # whole snapshot; with no step open nothing is concealed)
+        if tour is not None and (tour.step or int(snap.get("tour") or 0)):
+            return None
         return card_of(snap.get("lab") or {}, self.lang, bool(getattr(lab, "_large", False)))
 
     def channel_views(self, snap: Mapping[str, Any]) -> str | None:

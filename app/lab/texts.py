@@ -15,6 +15,7 @@ from app.lab.compute import (
     SimulationView,
     TradeoffView,
     cap_tpr,
+    tpr_at,
 )
 from app.shell.i18n import t
 from app.shell.numbers import fmt_delta, fmt_input, fmt_log10, fmt_num, fmt_prob
@@ -113,8 +114,6 @@ def tradeoff_text(tv: TradeoffView, eps: float, delta: float, delta_text: str, v
     ``base`` trials, `.dp-attack-tpr`), its edge over guessing (`.dp-attack-advantage`), the
     largest edge, what the claim allows there, the card's verdict read on the curve, and a
     table of the curve and the claim's cap at a few FPRs."""
-    from dpcore import tradeoff
-
     # "at most": catches and edges are rounded up, false alarms to the nearest whole number
     fa = round(tv.fpr * base)
     hits = math.ceil(tv.tpr_at * base - 1e-9)
@@ -129,8 +128,8 @@ def tradeoff_text(tv: TradeoffView, eps: float, delta: float, delta_text: str, v
         verdict, "lab.attack.too_close")
     cap_label = t("lab.attack.cap_at", lang, eps=fmt_input(eps), delta=delta_text)
     rows = []
-    for a in ATTACK_ROWS:
-        rows.append(f"<tr><td>{fmt_input(a)}</td><td>{fmt_num(tradeoff.tpr(a, tv.mu), 8)}</td>"
+    for a, tpr in zip(ATTACK_ROWS, tpr_at(ATTACK_ROWS, tv.mu), strict=True):
+        rows.append(f"<tr><td>{fmt_input(a)}</td><td>{fmt_num(tpr, 8)}</td>"
                     f"<td>{fmt_num(float(cap_tpr(a, eps, delta)), 8)}</td></tr>")
     head = "".join(f"<th scope=\"col\">{html.escape(t(k, lang))}</th>"
                    for k in ("lab.attack.col_fpr", "lab.attack.col_tpr", "lab.attack.col_cap"))

@@ -49,7 +49,53 @@ def look(pal: Palette, large: bool, height: int) -> dict[str, Any]:
             "height": height}
 
 
+class Picture(list[float | None]):
+    """A read-only array's picture (:func:`picture`) with its JSON text, made once per array
+    and ``digits``: :func:`encode` writes the text as it is. Shared by every message that
+    shows the array: not to be changed."""
+
+    __slots__ = ("json",)
+    json: str
+
+
+# (id(array), digits) -> (the array, its Picture): for read-only arrays only (the cached,
+# frozen arrays of app/lab/compute.py: the curve's δ(ε) and the simulation's bins depend on σ,
+# not ε, so half of a class's moves show arrays already drawn). The array is held, so its id
+# is not reused while the entry lives.
+_PICTURES: OrderedDict[tuple[int, int], tuple[np.ndarray, Picture]] = OrderedDict()
+PICTURES_KEPT = 512
+
+
 def picture(values: Any, digits: int = 4) -> list[float | None]:
+    """Values for a picture (:func:`pictured`); a read-only numpy array's picture is made once
+    (a :class:`Picture`: with its JSON text; ~15 % of a worker's CPU per /lab move went to
+    these two, py-spy, classroom_load.py moves --students 300, 2026-12-07)."""
+    if isinstance(values, np.ndarray) and _immutable(values):
+        key = (id(values), digits)
+        got = _PICTURES.get(key)
+        if got is not None and got[0] is values:
+            _PICTURES.move_to_end(key)
+            return got[1]
+        pic = Picture(pictured(values, digits))
+        pic.json = json.dumps(pic, separators=(",", ":"), allow_nan=False)
+        _PICTURES[key] = (values, pic)
+        while len(_PICTURES) > PICTURES_KEPT:
+            _PICTURES.popitem(last=False)
+        return pic
+    return pictured(values, digits)
+
+
+def _immutable(a: np.ndarray) -> bool:
+    """No one can change ``a``'s values: it and every array it views are read-only."""
+    base: Any = a
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return False
+        base = base.base
+    return base is None or isinstance(base, bytes)
+
+
+def pictured(values: Any, digits: int = 4) -> list[float | None]:
     """Values for a picture: ``digits`` significant digits (the exact ones are in the text
     equivalents), None where a value cannot be drawn (NaN, ±inf: a gap in the line).
 
@@ -89,8 +135,15 @@ def module(name: str) -> str:
 
 def encode(data: dict[str, Any]) -> str:
     """A figure's message: ``data`` as compact JSON (NaN and infinities are not JSON: the
-    payloads carry None for them, :func:`picture`)."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    payloads carry None for them, :func:`picture`). A :class:`Picture` at the top level is
+    written from its JSON text (the same text ``json.dumps`` makes of it)."""
+    if not any(type(v) is Picture for v in data.values()):
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    rest = {k: v for k, v in data.items() if type(v) is not Picture}
+    text = json.dumps(rest, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    tail = ",".join(json.dumps(str(k), ensure_ascii=False) + ":" + v.json
+                    for k, v in data.items() if type(v) is Picture)
+    return text[:-1] + ("," if rest else "") + tail + "}"
 
 
 def text_html(text: str) -> str:

@@ -117,3 +117,57 @@ def test_a_message_is_strict_json_without_nan() -> None:
 
     for name in ("dens_plot", "curve_plot", "sim_plot"):
         json.loads(getattr(p, name).message, parse_constant=refuse)
+
+
+def test_a_read_only_arrays_picture_is_made_once_and_written_as_json_would() -> None:
+    """svgplot.picture: the cached arrays of app/lab/compute.py (read-only) get one picture
+    and one JSON text each; svgplot.encode writes that text, the same JSON as before; an
+    array that can still change is pictured anew every time."""
+    from app.shell import svgplot
+
+    a = np.array([0.1234567, 1e-300, np.nan, -np.inf, 0.0, 2.5e7, 1 / 3])
+    fresh = svgplot.picture(a)
+    assert type(fresh) is list and fresh == svgplot.pictured(a)
+    a.setflags(write=False)
+    first = svgplot.picture(a)
+    assert isinstance(first, svgplot.Picture) and svgplot.picture(a) is first
+    assert first == fresh == [0.1235, 1e-300, None, None, 0.0, 2.5e7, 0.3333]
+    assert svgplot.picture(a, 6) is not first and svgplot.picture(a, 6)[-1] == 0.333333
+    data = {"lo": 0.5, "y": first, "title": "δ(ε) \"quoted\"", "z": svgplot.picture(a, 6)}
+    text = svgplot.encode(data)
+    assert json.loads(text) == json.loads(json.dumps(data, allow_nan=False))
+    assert text.endswith(',"y":' + first.json + ',"z":' + data["z"].json + "}")
+    assert svgplot.encode({"y": first}) == '{"y":' + first.json + "}"
+    # a read-only view of an array that can change is not cached
+    b = np.array([1.0, 2.0])
+    v = b.view()
+    v.setflags(write=False)
+    assert type(svgplot.picture(v)) is list
+    b[0] = 3.0
+    assert svgplot.picture(v) == [3.0, 2.0]
+
+
+def test_an_eps_move_reuses_the_curves_and_the_simulations_pictures() -> None:
+    """The curve's δ(ε) and the simulation's bins depend on σ, not ε: after an ε move the
+    messages hold the very same pictures (made once), and their JSON is what it would be."""
+    p = page()
+    curve, sim = p.curve_plot.data, p.sim_plot.data
+    p.state.set_text("eps", "2.5")
+
+    from app.lab import messages
+    from app.lab.card import unit_label
+    from app.shell import svgplot
+    from dpcore import queries
+
+    s = p.state
+    sens = float(queries.sensitivity(s.query, s.n, s.B))
+    unit = unit_label("en", queries.unit_key(s.query))
+    c2 = messages.curve(s, sens, "en", False)[0]
+    d2 = messages.density(s, sens, unit, "en", False)
+    s2 = messages.sim(s, sens, unit, "en", d2.data)
+    assert c2.data["span"] == 2.5 and curve["span"] != 2.5
+    assert isinstance(c2.data["y"], svgplot.Picture) and c2.data["y"] == curve["y"]
+    assert c2.data["y"] is messages.curve(LabState(), sens, "en", False)[0].data["y"]
+    for k in ("edges", "h0", "h1"):
+        assert isinstance(s2.data[k], svgplot.Picture) and s2.data[k] == sim[k]
+    assert json.loads(c2.text) == json.loads(json.dumps(c2.data))
