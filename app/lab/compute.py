@@ -61,9 +61,6 @@ class DensityView:
     x: np.ndarray
     p: np.ndarray
     q: np.ndarray
-    x_event: np.ndarray  # part of the window with y < t (may be empty)
-    p_event: np.ndarray
-    q_event: np.ndarray
     lo: float
     hi: float
     t: float  # -inf when the sensitivity is 0
@@ -73,6 +70,21 @@ class DensityView:
     log_p0: float
     log_p1_scaled: float
     peak: float
+    d: float
+    sigma: float
+
+    @property
+    def event(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The part of the window with y < t (may be empty) and both densities there, ending
+        exactly at t so that a picture matches the number. (Made on request: the browser
+        shades the event from t, assets/dplab-density.js; no move needs these arrays.)"""
+        x, t = self.x, self.t
+        if self.d == 0 or self.t_outside is not None:
+            mask = np.zeros_like(x, dtype=bool) if self.d == 0 else x < t
+            return x[mask], self.p[mask], self.q[mask]
+        xe = np.append(x[x < t], t)
+        pe, qe = gaussian.densities(xe, self.d, self.sigma)
+        return xe, np.asarray(pe, dtype=float), np.asarray(qe, dtype=float)
 
 
 # The views themselves are shared too (a live class: every follower of a process gets the same
@@ -85,23 +97,9 @@ def density_view(sensitivity: float, sigma: float, eps: float,
     x, p, q = _density_curves(d, float(sigma), points)
     w = gaussian.worst_event(eps, d, sigma)
     t = float(w.t)
-    if d == 0:
-        t_outside = None
-        mask = np.zeros_like(x, dtype=bool)
-    else:
-        t_outside = "left" if t < lo else ("right" if t > hi else None)
-        mask = x < t
-        if t_outside is None and mask.any():
-            # End the shaded region exactly at t so the picture matches the number.
-            xe = np.append(x[mask], t)
-            pe, qe = gaussian.densities(xe, d, sigma)
-            xe, pe, qe = _frozen(xe, pe, qe)
-            return DensityView(x, p, q, xe, pe, qe, lo, hi, t,
-                               t_outside, w.p0, w.p1_scaled, w.log_p0, w.log_p1_scaled,
-                               float(np.max(p)))
-    xm, pm, qm = _frozen(x[mask], p[mask], q[mask])
-    return DensityView(x, p, q, xm, pm, qm, lo, hi, t, t_outside, w.p0,
-                       w.p1_scaled, w.log_p0, w.log_p1_scaled, float(np.max(p)))
+    t_outside = None if d == 0 else ("left" if t < lo else ("right" if t > hi else None))
+    return DensityView(x, p, q, lo, hi, t, t_outside, w.p0, w.p1_scaled, w.log_p0,
+                       w.log_p1_scaled, float(np.max(p)), d, float(sigma))
 
 
 @dataclass(frozen=True)
@@ -301,6 +299,13 @@ def cap_tpr(alpha: np.ndarray | float, eps: float, delta: float) -> np.ndarray:
     return np.minimum(1.0, np.minimum(delta + grow * a, 1.0 - shrink * (1.0 - delta - a)))
 
 
+def cap_at(alpha: float, eps: float, delta: float) -> float:
+    """:func:`cap_tpr` at one FPR, in floats (the same operations, without numpy's arrays)."""
+    grow = math.exp(min(eps, 700.0))
+    shrink = math.exp(-eps)
+    return min(1.0, delta + grow * alpha, 1.0 - shrink * (1.0 - delta - alpha))
+
+
 @dataclass(frozen=True)
 class TradeoffView:
     """What the attacker's view draws and says (every rate from dpcore.tradeoff)."""
@@ -308,14 +313,27 @@ class TradeoffView:
     mu: float  # Δ/σ
     alpha: np.ndarray  # FPR grid
     tpr: np.ndarray  # the Gaussian's best TPR on the grid (1 − β(α))
-    cap: np.ndarray  # what the claimed (ε, δ) allows on the grid
+    eps: float  # the claim
+    claimed: float
     fpr: float  # the attacker the student picks
     tpr_at: float
     adv_at: float  # TPR − FPR there
     cap_at: float
     best_adv: float  # max over FPR of TPR − FPR (2Φ(μ/2) − 1)
     best_fpr: float
-    above_cap: bool  # the curve rises above the claim's cap: the claim does not hold
+
+    # (made on request: the browser draws the curve and the cap from μ, ε and δ,
+    # assets/dplab-svgplot.js; no move needs these arrays)
+    @property
+    def cap(self) -> np.ndarray:
+        """What the claimed (ε, δ) allows on the grid."""
+        return cap_tpr(self.alpha, self.eps, self.claimed)
+
+    @property
+    def above_cap(self) -> bool:
+        """The curve rises above the claim's cap: the claim does not hold. (A margin of 1e-12:
+        the grid's rates and the closed-form cap round differently.)"""
+        return bool(np.any(self.tpr > self.cap + 1e-12))
 
 
 @functools.lru_cache(maxsize=CURVE_CACHE)
@@ -343,13 +361,8 @@ def tradeoff_view(sensitivity: float, sigma: float, eps: float, claimed: float,
 
     mu = float(sensitivity) / float(sigma)
     alpha = _alpha_grid(TRADEOFF_POINTS)
-    tprs = _tpr_grid(mu)  # (a picture; the texts' rates come from tpr)
-    cap = cap_tpr(alpha, eps, claimed)
     at = tradeoff.attack(fpr, float(sensitivity), float(sigma))
-    cap_at = float(cap_tpr(fpr, eps, claimed))
-    # (a margin of 1e-12: the grid's rates and the closed-form cap round differently)
-    above = bool(np.any(tprs > cap + 1e-12))
-    a_, t_, c_ = _frozen(alpha, tprs, cap)
-    return TradeoffView(mu=mu, alpha=a_, tpr=t_, cap=c_, fpr=float(fpr), tpr_at=at.tpr,
-                        adv_at=at.advantage, cap_at=cap_at, best_adv=at.best_advantage,
-                        best_fpr=at.best_fpr, above_cap=above)
+    return TradeoffView(mu=mu, alpha=alpha, tpr=_tpr_grid(mu), eps=float(eps),
+                        claimed=float(claimed), fpr=float(fpr), tpr_at=at.tpr,
+                        adv_at=at.advantage, cap_at=cap_at(fpr, eps, claimed),
+                        best_adv=at.best_advantage, best_fpr=at.best_fpr)

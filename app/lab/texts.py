@@ -14,7 +14,7 @@ from app.lab.compute import (
     DensityView,
     SimulationView,
     TradeoffView,
-    cap_tpr,
+    cap_at,
     tpr_at,
 )
 from app.shell.i18n import t
@@ -130,7 +130,7 @@ def tradeoff_text(tv: TradeoffView, eps: float, delta: float, delta_text: str, v
     rows = []
     for a, tpr in zip(ATTACK_ROWS, tpr_at(ATTACK_ROWS, tv.mu), strict=True):
         rows.append(f"<tr><td>{fmt_input(a)}</td><td>{fmt_num(tpr, 8)}</td>"
-                    f"<td>{fmt_num(float(cap_tpr(a, eps, delta)), 8)}</td></tr>")
+                    f"<td>{fmt_num(cap_at(a, eps, delta), 8)}</td></tr>")
     head = "".join(f"<th scope=\"col\">{html.escape(t(k, lang))}</th>"
                    for k in ("lab.attack.col_fpr", "lab.attack.col_tpr", "lab.attack.col_cap"))
     return (f'<div class="dp-text dp-attack-text">'

@@ -94,3 +94,14 @@ def test_the_page_shows_it_and_followers_share_its_message() -> None:
     a.state.sigma = 2.0  # it moves with the other controls
     a.refresh_plots({"sigma"})
     assert json.loads(a.attack_plot.message)["pt"][1] == tradeoff.tpr(0.2, 0.5)
+
+
+def test_the_cap_at_one_fpr_is_the_grids_cap_exactly() -> None:
+    """compute.cap_at (floats, the texts' table and the attacker's point) is cap_tpr's value
+    bit for bit, also where a term saturates (ε beyond 700, δ = 0 or 1, α = 0 or 1)."""
+    from app.lab.compute import cap_at
+
+    for eps in (0.0, 1e-9, 0.3, 1.0, 7.5, 700.0, 800.0):
+        for delta in (0.0, 1e-12, 0.13, 1.0):
+            for a in (0.0, 1e-4, 0.05, 0.5, 0.999, 1.0):
+                assert cap_at(a, eps, delta) == float(cap_tpr(a, eps, delta)), (a, eps, delta)

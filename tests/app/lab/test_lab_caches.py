@@ -25,7 +25,7 @@ def test_density_and_simulation_caches_keep_eps_dependent_parts_fresh() -> None:
     d1 = lc.density_view(1.0, 2.0, 0.5)
     d2 = lc.density_view(1.0, 2.0, 1.5)
     assert d1.x is d2.x and d1.p is d2.p
-    assert d1.t != d2.t and len(d1.x_event) != len(d2.x_event)
+    assert d1.t != d2.t and len(d1.event[0]) != len(d2.event[0])
     s1 = lc.simulation(1.0, 2.0, 0.5, 5000, 7, -8.0, 9.0)
     s2 = lc.simulation(1.0, 2.0, 1.5, 5000, 7, -8.0, 9.0)
     assert s1.hist0 is s2.hist0

@@ -202,19 +202,20 @@ def test_density_view_shades_exactly_the_worst_event() -> None:
     dv = lc.density_view(1.0, 1.0, 1.0)
     assert dv.t == pytest.approx(-0.5)
     assert dv.t_outside is None
-    assert dv.x_event.max() == pytest.approx(-0.5) and (dv.x_event <= dv.t).all()
+    xe, pe, qe = dv.event
+    assert xe.max() == pytest.approx(-0.5) and (xe <= dv.t).all() and len(pe) == len(qe) == len(xe)
     assert dv.p0 - dv.p1_scaled == pytest.approx(0.12693674, abs=1e-8)
 
 
 def test_density_view_flags_boundary_outside_window() -> None:
     dv = lc.density_view(1 / 32, 10.0, 10.0)
-    assert dv.t_outside == "left" and dv.t < dv.lo and dv.x_event.size == 0
+    assert dv.t_outside == "left" and dv.t < dv.lo and dv.event[0].size == 0
     assert math.isfinite(dv.log_p0)
 
 
 def test_density_view_zero_sensitivity_curves_coincide() -> None:
     dv = lc.density_view(0.0, 1.0, 1.0)
-    assert np.array_equal(dv.p, dv.q) and dv.x_event.size == 0 and dv.t == -math.inf
+    assert np.array_equal(dv.p, dv.q) and dv.event[0].size == 0 and dv.t == -math.inf
 
 
 def test_curve_view_log_scale_goes_below_underflow() -> None:
