@@ -124,9 +124,16 @@ class LabFollowable:
         self._changed: list[Callable[[], None]] = []
         self._predicted: list[Callable[[int], None]] = []
         lab.state.param.watch(self._on_change, list(SHARED))
+        # the tour's step, kept here: every follower's card check reads it on every move
+        self._step, self._tour = 0, lab.tour
         if lab.tour is not None:
+            self._step = int(lab.tour.step)
+            lab.tour.param.watch(self._on_step, ["step"])
             lab.tour.param.watch(self._on_change, ["step", "revealed"])
             lab.tour.param.watch(self._on_choice, ["choice"])
+
+    def _on_step(self, event: Any) -> None:
+        self._step = int(event.new)
 
     def _on_change(self, *_: Any) -> None:
         if not self._applying:
@@ -166,7 +173,8 @@ class LabFollowable:
         lab, tour = self.lab, self.lab.tour
         # (a tour's step, open here or in the snapshot: its panel and concealment come with the
         # whole snapshot; with no step open nothing is concealed)
-        if tour is not None and (tour.step or int(snap.get("tour") or 0)):
+        step = self._step if tour is self._tour else (tour.step if tour is not None else 0)
+        if tour is not None and (step or int(snap.get("tour") or 0)):
             return None
         return card_of(snap.get("lab") or {}, self.lang, bool(getattr(lab, "_large", False)))
 

@@ -129,3 +129,31 @@ def test_a_short_chosen_token_is_said_to_be_weak(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv(tokens.ENV_TOKEN)  # generated: secrets.token_urlsafe(18), 24 characters
     assert tokens.weak_token_warning() is None
     assert len(tokens.teacher_token()[0]) >= tokens.STRONG_TOKEN_CHARS
+
+
+def test_follows_is_kept_whichever_way_its_parameters_change() -> None:
+    """FollowState.follows (kept by a watcher for the card pass) is status == live and
+    (teacher or following) after every kind of change: one by one, in one update, batched."""
+    import itertools
+
+    import param
+
+    f = FollowState(code="ABCDEF")
+    want = lambda: f.status == "live" and (f.role == "teacher" or f.following)  # noqa: E731
+    assert f.follows is want() is False
+    statuses = ("connecting", "live", "unknown", "lost", "ended")
+    for status, role, following in itertools.product(statuses, ("student", "teacher"),
+                                                     (True, False)):
+        f.status = status
+        f.role = role
+        f.following = following
+        assert f.follows is want()
+        f.param.update(status="live", following=not following)
+        assert f.follows is want()
+        with param.parameterized.batch_call_watchers(f):
+            f.param.update(status=status, role=role, following=following)
+        assert f.follows is want()
+    f.detach()
+    assert not f.follows
+    f.status = "live"
+    assert f.reattach() and f.follows
