@@ -26,7 +26,7 @@ ACCEPT = {"ko": "ko-KR,ko;q=0.9", "en": "en-US,en;q=0.9"}
 @pytest.fixture
 def open_lab(browser: Any, server: Server, requests_seen: Any) -> Iterator[Any]:
     """``open_lab(lang, width, height, query="")``: a fresh context and page on /lab, returned
-    once the live card and the densities are drawn (nothing scrolled)."""
+    once the live card, the live controls and the densities are drawn (nothing scrolled)."""
     made: list[Any] = []
     errors: list[str] = []
 
@@ -41,6 +41,9 @@ def open_lab(browser: Any, server: Server, requests_seen: Any) -> Iterator[Any]:
         pg.goto(f"{server.url}/lab?lang={lang}{'&' + query if query else ''}")
         expect(pg.locator(".dp-verdict")).to_be_visible()
         expect(pg.locator("#dp-first-paint")).to_have_count(0)
+        # (the live controls before anything is typed: these tests are about the live fields;
+        # in one loaded run a first Enter got no answer within 20 s)
+        expect(pg.locator("#dp-first-paint-controls")).to_have_count(0)
         expect(pg.locator(".dp-density-plot svg.dp-svg path.dp-dens-d0").first).to_be_visible()
         return pg
 
