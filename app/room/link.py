@@ -220,8 +220,8 @@ class RoomLink(LinkView):
         300``, 2026-12-07), and it ran while the cards were still on their way."""
         st = self.state
         if (not isinstance(msg, RoomState) or not self.student or self.page is None
-                or self._pushed < msg.seq or msg.seq < st.seq or st.status != "live"
-                or not st.follows or msg.question != st.question):
+                or self._pushed < msg.seq or msg.seq < st.seq or not st.follows
+                or msg.question != st.question):
             return False
         q = st.question
         if ((q is None or q.id != st.answered_id)
@@ -231,11 +231,16 @@ class RoomLink(LinkView):
         if st.seq != msg.seq:
             st.seq = msg.seq  # (no watcher: the banner does not show it)
         if self._pushed == msg.seq:
-            snap = dict(msg.snap)
-            snap["question"] = q.id if q else ""
-            self._full = snap
+            self._full = self._shown_snap(msg)
         SLOW_LANE.queue.pop(self, None)
         return True
+
+    def _shown_snap(self, msg: RoomState) -> dict[str, Any]:
+        """``msg``'s snapshot as this lab applies it: with the open question's id."""
+        snap = dict(msg.snap)
+        q = self.state.question
+        snap["question"] = q.id if q else ""
+        return snap
 
     def push_card(self, msg: RoomMessage) -> bool:
         """Send ``msg``'s card over the channel now, if this lab shows it from there; True when
@@ -363,9 +368,7 @@ class RoomLink(LinkView):
             self.hub.leave(self)
             page.apply_room_snapshot(page.room_snapshot(), hold=False)
         elif show and not (self.state.role == "teacher" and msg.origin == self.id):
-            snap = dict(msg.snap)
-            q = self.state.question
-            snap["question"] = q.id if q else ""
+            snap = self._shown_snap(msg)
             seq = msg.seq
             if self.student and self._pushed >= seq:
                 # The page shows the state from the channel: this session takes it only when
