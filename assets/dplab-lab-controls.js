@@ -282,6 +282,7 @@ function findCard() {
 function layCard(html) {
   const box = findCard();
   if (!box) return;
+  if (window.dplabSteady) window.dplabSteady(box);  // (assets/dplab-svgplot.js)
   const t = document.createElement("template");
   t.innerHTML = html;
   if (window.dplabMorph) window.dplabMorph(box, t.content);

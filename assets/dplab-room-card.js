@@ -60,6 +60,7 @@
       if (root.children[i].tagName === "DIV") { box = root.children[i]; }
     }
     if (!box) { return; }
+    if (window.dplabSteady) { window.dplabSteady(box); }  // (assets/dplab-svgplot.js)
     var laid = box.querySelector(":scope > .dp-chan-laid");
     if (!laid) {
       state.laid = state.laid.filter(function (i) { return i.box !== box; });

@@ -347,22 +347,85 @@ function morphAttributes(x, y) {
   }
 }
 
-function morphChildren(a, b) {
-  const now = a.childNodes, want = Array.from(b.childNodes);
-  if (now.length !== want.length) { a.replaceChildren(...want); return; }
-  for (let i = 0; i < want.length; i++) {
-    const x = now[i], y = want[i];
-    if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) {
-      a.replaceChild(y, x);
-    } else if (x.nodeType === 1) {
-      morphAttributes(x, y);
-      morphChildren(x, y);
-    } else if (x.nodeValue !== y.nodeValue) {
-      x.nodeValue = y.nodeValue;
-    }
+function morphNode(a, x, y) {
+  if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) {
+    a.replaceChild(y, x);
+  } else if (x.nodeType === 1) {
+    morphAttributes(x, y);
+    morphChildren(x, y);
+  } else if (x.nodeValue !== y.nodeValue) {
+    x.nodeValue = y.nodeValue;
   }
 }
+
+// Lists of another length (a note that comes or goes): the nodes of the same kind at the
+// start and at the end are patched, only those between are replaced (before, the whole list
+// was: a card whose note came or went was styled and laid out anew, ~140 nodes).
+function morphChildren(a, b) {
+  const now = Array.from(a.childNodes), want = Array.from(b.childNodes);
+  const kin = (x, y) => x.nodeType === y.nodeType && x.nodeName === y.nodeName;
+  let head = 0, tail = 0;
+  if (now.length !== want.length) {
+    const n = Math.min(now.length, want.length);
+    while (head < n && kin(now[head], want[head])) head++;
+    while (tail < n - head && kin(now[now.length - 1 - tail], want[want.length - 1 - tail])) tail++;
+    const at = now.length - tail < now.length ? now[now.length - tail] : null;
+    for (let i = head; i < now.length - tail; i++) a.removeChild(now[i]);
+    for (let i = head; i < want.length - tail; i++) a.insertBefore(want[i], at);
+  } else {
+    head = want.length;
+  }
+  for (let i = 0; i < head; i++) morphNode(a, now[i], want[i]);
+  for (let i = 1; i <= tail; i++) morphNode(a, now[now.length - i], want[want.length - i]);
+}
 if (typeof window !== "undefined") window.dplabMorph = window.dplabMorph || morphChildren;
+
+// A steady box: a pane whose content changes by a line or two with the numbers (a note that
+// comes and goes, a verdict or a text equivalent that wraps anew) keeps the height it had, so
+// that nothing below it moves. A card one line taller or shorter made the browser lay out and
+// paint the page below again and BokehJS measure every layout around it (its ResizeObservers):
+// a following page's main thread took 44 ms per teacher move across the verdict's border
+// against 30 ms for a move that changed no height (benchmarks/README.md, "steady boxes").
+// The box grows with its content at once; it follows a shrink larger than STEADY_SLACK_PX
+// (another query, a section closed), and any height after its width changed. `box` holds one
+// content element (.dp-card or .dp-view, found again when it is replaced).
+const STEADY_SLACK_PX = 96;
+const steadyBoxes = new WeakMap();
+function steady(box) {
+  if (!box || typeof ResizeObserver === "undefined") return;
+  let st = steadyBoxes.get(box);
+  if (!st) {
+    st = { w: 0, max: 0, content: null, ro: null };
+    st.ro = new ResizeObserver(() => {
+      const c = st.content;
+      if (!c || !c.isConnected || !box.contains(c)) { find(); return; }
+      const r = c.getBoundingClientRect();  // (laid out already when observers run)
+      const w = Math.round(r.width), h = Math.ceil(r.height);
+      if (!w) return;  // hidden: nothing to hold
+      let max = st.max;
+      if (w !== st.w || h > max || max - h > STEADY_SLACK_PX) max = h;
+      st.w = w;
+      if (max !== st.max) { st.max = max; box.style.minHeight = max + "px"; }
+    });
+    steadyBoxes.set(box, st);
+  }
+  const find = () => {
+    const c = box.querySelector(".dp-card, .dp-view");
+    if (c === st.content) return;
+    if (st.content) st.ro.unobserve(st.content);
+    st.content = c;
+    if (!c) return;
+    st.ro.observe(c);
+    if (!st.max) {  // the first call comes before a change: hold the height it had
+      const r = c.getBoundingClientRect();
+      st.w = Math.round(r.width);
+      st.max = st.w ? Math.ceil(r.height) : 0;
+      if (st.max) box.style.minHeight = st.max + "px";
+    }
+  };
+  find();
+}
+if (typeof window !== "undefined") window.dplabSteady = window.dplabSteady || steady;
 
 // holder -> its width as its ResizeObserver last measured it (mountPlot)
 const widths = new WeakMap();
@@ -439,7 +502,7 @@ function mountPlot(model, holder, draw, content) {
   };
   let svg = draw();
   parts();
-  const again = () => { svg = redraw(); parts(); };
+  const again = () => { steady(view.parentNode); svg = redraw(); parts(); };
   model.on(["message", "look"], again);
   model.on(["head", "legend"], parts);
   let width = 0;
