@@ -386,16 +386,17 @@ if (typeof window !== "undefined") window.dplabMorph = window.dplabMorph || morp
 // paint the page below again and BokehJS measure every layout around it (its ResizeObservers):
 // a following page's main thread took 44 ms per teacher move across the verdict's border
 // against 30 ms for a move that changed no height (benchmarks/README.md, "steady boxes").
-// The box grows with its content at once; it follows a shrink larger than STEADY_SLACK_PX
-// (another query, a section closed), and any height after its width changed. `box` holds one
-// content element (.dp-card or .dp-view, found again when it is replaced).
-const STEADY_SLACK_PX = 96;
+// The box grows with its content at once; it follows a shrink larger than STEADY_SLACK_EM
+// of the content's type (about four lines: another query, a section closed), and any height
+// after its width changed. `box` holds one content element (.dp-card or .dp-view, found again
+// when it is replaced).
+const STEADY_SLACK_EM = 6;
 const steadyBoxes = new WeakMap();
 function steady(box) {
   if (!box || typeof ResizeObserver === "undefined") return;
   let st = steadyBoxes.get(box);
   if (!st) {
-    st = { w: 0, max: 0, content: null, ro: null };
+    st = { w: 0, max: 0, slack: 96, content: null, ro: null };
     st.ro = new ResizeObserver(() => {
       const c = st.content;
       if (!c || !c.isConnected || !box.contains(c)) { find(); return; }
@@ -403,7 +404,7 @@ function steady(box) {
       const w = Math.round(r.width), h = Math.ceil(r.height);
       if (!w) return;  // hidden: nothing to hold
       let max = st.max;
-      if (w !== st.w || h > max || max - h > STEADY_SLACK_PX) max = h;
+      if (w !== st.w || h > max || max - h > st.slack) max = h;
       st.w = w;
       if (max !== st.max) { st.max = max; box.style.minHeight = max + "px"; }
     });
@@ -416,6 +417,7 @@ function steady(box) {
     st.content = c;
     if (!c) return;
     st.ro.observe(c);
+    st.slack = STEADY_SLACK_EM * (parseFloat(getComputedStyle(c).fontSize) || 16);
     if (!st.max) {  // the first call comes before a change: hold the height it had
       const r = c.getBoundingClientRect();
       st.w = Math.round(r.width);

@@ -82,7 +82,7 @@ def test_a_section_the_student_closes_is_followed(page: Any, server: Server) -> 
     more.focus()
     page.keyboard.press("Enter")  # closes "more" (open on a desktop screen)
     expect(page.locator(".dp-card details.dp-more").first).not_to_have_attribute("open", "")
-    page.wait_for_function(f"() => ({HEIGHTS})('.dp-card-pane')[0] < {host} - 96")
+    page.wait_for_function(f"() => ({HEIGHTS})('.dp-card-pane')[0] < {host} - 6 * 16")
     closed_host, closed_content = heights(page, ".dp-card-pane")
     assert closed_content < content
     assert closed_host < host
