@@ -369,7 +369,7 @@ function morphChildren(a, b) {
     const n = Math.min(now.length, want.length);
     while (head < n && kin(now[head], want[head])) head++;
     while (tail < n - head && kin(now[now.length - 1 - tail], want[want.length - 1 - tail])) tail++;
-    const at = now.length - tail < now.length ? now[now.length - tail] : null;
+    const at = tail ? now[now.length - tail] : null;
     for (let i = head; i < now.length - tail; i++) a.removeChild(now[i]);
     for (let i = head; i < want.length - tail; i++) a.insertBefore(want[i], at);
   } else {
@@ -384,48 +384,50 @@ if (typeof window !== "undefined") window.dplabMorph = window.dplabMorph || morp
 // comes and goes, a verdict or a text equivalent that wraps anew) keeps the height it had, so
 // that nothing below it moves. A card one line taller or shorter made the browser lay out and
 // paint the page below again and BokehJS measure every layout around it (its ResizeObservers):
-// a following page's main thread took 44 ms per teacher move across the verdict's border
-// against 30 ms for a move that changed no height (benchmarks/README.md, "steady boxes").
-// The box grows with its content at once; it follows a shrink larger than STEADY_SLACK_EM
-// of the content's type (about four lines: another query, a section closed), and any height
-// after its width changed. `box` holds one content element (.dp-card or .dp-view, found again
-// when it is replaced).
+// a following page's main thread took 47.7 ms per teacher move across the verdict's border
+// against 29.8 ms for a move that changed no height (benchmarks/follower_cost.py;
+// benchmarks/README.md, "steady boxes"). The box grows with its content at once; it follows a
+// shrink larger than STEADY_SLACK_EM of the content's type (about four lines: another query, a
+// section closed), and any height after its width changed. `box` holds one content element
+// (.dp-card or .dp-view, found again when it is replaced). Called before each change of the
+// box; after the first call that is one querySelector.
 const STEADY_SLACK_EM = 6;
 const steadyBoxes = new WeakMap();
+
+function steadyFind(box, st) {
+  const c = box.querySelector(".dp-card, .dp-view");
+  if (c === st.content) return;
+  if (st.content) st.ro.unobserve(st.content);
+  st.content = c;
+  if (!c) return;
+  st.ro.observe(c);
+  st.slack = STEADY_SLACK_EM * (parseFloat(getComputedStyle(c).fontSize) || 16);
+  if (!st.max) {  // the first call comes before a change: hold the height it had
+    const r = c.getBoundingClientRect();
+    st.w = Math.round(r.width);
+    st.max = st.w ? Math.ceil(r.height) : 0;
+    if (st.max) box.style.minHeight = st.max + "px";
+  }
+}
+
 function steady(box) {
   if (!box || typeof ResizeObserver === "undefined") return;
   let st = steadyBoxes.get(box);
   if (!st) {
-    st = { w: 0, max: 0, slack: 96, content: null, ro: null };
+    st = { w: 0, max: 0, slack: 0, content: null, ro: null };
     st.ro = new ResizeObserver(() => {
       const c = st.content;
-      if (!c || !c.isConnected || !box.contains(c)) { find(); return; }
+      if (!c || !c.isConnected || !box.contains(c)) { steadyFind(box, st); return; }
       const r = c.getBoundingClientRect();  // (laid out already when observers run)
       const w = Math.round(r.width), h = Math.ceil(r.height);
       if (!w) return;  // hidden: nothing to hold
-      let max = st.max;
-      if (w !== st.w || h > max || max - h > st.slack) max = h;
+      const max = (w !== st.w || h > st.max || st.max - h > st.slack) ? h : st.max;
       st.w = w;
       if (max !== st.max) { st.max = max; box.style.minHeight = max + "px"; }
     });
     steadyBoxes.set(box, st);
   }
-  const find = () => {
-    const c = box.querySelector(".dp-card, .dp-view");
-    if (c === st.content) return;
-    if (st.content) st.ro.unobserve(st.content);
-    st.content = c;
-    if (!c) return;
-    st.ro.observe(c);
-    st.slack = STEADY_SLACK_EM * (parseFloat(getComputedStyle(c).fontSize) || 16);
-    if (!st.max) {  // the first call comes before a change: hold the height it had
-      const r = c.getBoundingClientRect();
-      st.w = Math.round(r.width);
-      st.max = st.w ? Math.ceil(r.height) : 0;
-      if (st.max) box.style.minHeight = st.max + "px";
-    }
-  };
-  find();
+  steadyFind(box, st);
 }
 if (typeof window !== "undefined") window.dplabSteady = window.dplabSteady || steady;
 
