@@ -109,8 +109,28 @@ def test_calibrate_eps_delta_unchanged(capsys: pytest.CaptureFixture[str]) -> No
     ],
 )
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_bad_input_is_one_line_exit_2(argv: list[str], word: str, lang: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", "app.cli", *argv, "--lang", lang],
+def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                     word: str, lang: str) -> None:
+    # (in this process: an exception the CLI lets through fails the test; the command as a
+    # process is run once below)
+    try:
+        code = cli.main([*argv, "--lang", lang])
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    got = capsys.readouterr()
+    assert code == 2, got.out
+    lines = got.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dplab: error: "), got.err
+    assert word in lines[0]
+
+
+@pytest.mark.parametrize(("argv", "word"), [
+    (["attack", "--sensitivity", "1", "--sigma", "1", "--fpr", "abc"], "fpr"),
+    (["calibrate", "--tpr", "0.3", "--fpr", "0.05", "--sensitivity", "1", "--delta",
+      "1e-400"], "delta"),
+])
+def test_bad_input_as_a_process_is_one_line_exit_2(argv: list[str], word: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "app.cli", *argv, "--lang", "ko"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stdout
     lines = proc.stderr.strip().splitlines()

@@ -108,3 +108,15 @@ def test_locks_satisfy_pyproject_ranges() -> None:
             assert name in found, f"{lock.name} lacks {name}"
             assert req.specifier.contains(found[name][0], prereleases=True), (
                 f"{lock.name}: {name}=={found[name][0]} is outside pyproject.toml's {raw!r}")
+
+
+def test_the_installer_is_locked_as_the_makefile_names_it() -> None:
+    """uv (requirements/tools.lock) installs the lock: hashed, the version `make lock` names,
+    and nothing else in that file."""
+    tools = pins(ROOT / "requirements" / "tools.lock")
+    assert set(tools) == {"uv"}, tools
+    version, marker, hashes = tools["uv"]
+    assert marker is None and hashes >= 2, tools
+    named = re.search(r"^UV\s*:=\s*uv==(\S+)$", (ROOT / "Makefile").read_text(encoding="utf-8"),
+                      re.M)
+    assert named is not None and named.group(1) == version, (named, version)

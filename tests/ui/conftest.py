@@ -225,13 +225,20 @@ def shortcuts_ready(pg: Any) -> None:
 # CPU per full-page capture (~5 s at 1366 px) and no viewer shows it whole. 8,000 px is ~10
 # phone screens; the tests check what lies below by their locators, not by pictures.
 SHOT_MAX_PX = 8000
+# The ~80 screenshots are ~1 s of Chromium's CPU each (test_presentation.py and
+# test_cdf_page.py: 75 s with them, 58 s without, 2026-12-07), and no test reads them: `make
+# test` (scripts/run-tests) skips them, `make shots` and a pytest run of its own take them.
+SHOTS = os.environ.get("DPLAB_SHOTS", "1") != "0"
 
 
 def shot(pg: Any, name: str) -> Path:
     """Screenshot of the page from its top, at most :data:`SHOT_MAX_PX` tall (full page when
-    shorter; the template scrolls inside <main>, so grow the viewport)."""
+    shorter; the template scrolls inside <main>, so grow the viewport); its path, also when
+    :data:`SHOTS` is off and nothing is written."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
+    if not SHOTS:
+        return path
     size = pg.evaluate("() => [document.documentElement.scrollWidth,"
                        " document.documentElement.scrollHeight]")
     if size[1] > SHOT_MAX_PX:
