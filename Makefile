@@ -47,12 +47,13 @@ lint: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/ensure-haproxy.sh
 	@bash scripts/ensure-redis.sh
 	@bash scripts/ensure-axe.sh
-	$(BIN)/python scripts/run-tests
+	@# mypy (one core, ~17 s without its cache) beside the tests: both must pass
+	$(BIN)/mypy & typing=$$!; $(BIN)/python scripts/run-tests; tests=$$?; \
+	  wait $$typing; typed=$$?; [ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
 # `make test` with the browser tests' screenshots (test-artifacts/*.png: every page, both
 # languages, phone to projector), which `make test` skips to save ~1 s of CPU each
