@@ -127,6 +127,10 @@ JS_CARD = r"""() => {
 JS_ARM = r"""() => {
   window.__cards = window.__cards || [];
   const arm = () => {
+    // (the deep search walks every shadow root of the page: only when the pane's view was
+    // rebuilt, not every second while the card is where it was)
+    const had = window.__cardRoot;
+    if (had && had.host && had.host.isConnected) return;
     const host = window.__deep('.dp-card-pane');
     const root = host && host.shadowRoot;
     if (!root || root === window.__cardRoot) return;
