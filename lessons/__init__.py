@@ -7,6 +7,7 @@ carry the values computed by ``dpcore`` (``{{name}}`` placeholders, ``values_<le
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
@@ -15,6 +16,7 @@ import platform
 import re
 import tempfile
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -279,24 +281,52 @@ def values(lesson: str) -> dict[str, str]:
     if got is not None:
         return got
     path = _STORE / f"{lesson}-{code_key()}.json"
+    stored = _read_stored(path)
+    if stored is None:
+        # One process computes, the others wait for its file: serve-prod's workers start
+        # together, and each computed the CDF lesson's values (~2.7 s of CPU) at the same time.
+        with _computing(path):
+            stored = _read_stored(path)  # (written while this one waited)
+            if stored is None:
+                stored = _computed(lesson)
+                try:  # written whole under another name, then renamed: no half file is read
+                    fd, tmp = tempfile.mkstemp(dir=_STORE, suffix=".tmp")
+                    with os.fdopen(fd, "w", encoding="utf-8") as f:
+                        json.dump(stored, f, ensure_ascii=False)
+                    os.replace(tmp, path)
+                except OSError:
+                    pass  # a read-only place: each process computes its own, as without a store
+    _KEPT[lesson] = stored
+    return stored
+
+
+def _read_stored(path: Path) -> dict[str, str] | None:
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(stored, dict) and all(isinstance(k, str) and isinstance(v, str)
-                                            for k, v in stored.items()):
-            _KEPT[lesson] = stored
-            return stored
     except (OSError, ValueError):
-        pass
-    out = _computed(lesson)
-    try:  # written whole under another name, then renamed: a reader never sees half a file
-        fd, tmp = tempfile.mkstemp(dir=_STORE, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(out, f, ensure_ascii=False)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only place: each process computes its own, as without a store
-    _KEPT[lesson] = out
-    return out
+        return None
+    if isinstance(stored, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                        for k, v in stored.items()):
+        return stored
+    return None
+
+
+@contextlib.contextmanager
+def _computing(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path``'s lock file while one process (or thread) computes what
+    goes in ``path`` (flock: released when its holder ends, however it ends); no lock where
+    there is no flock or the lock file cannot be made."""
+    try:
+        import fcntl
+        fh = open(path.with_suffix(".lock"), "a")  # (closed below)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+    finally:
+        fh.close()  # (and the lock with it)
 
 
 @cache

@@ -42,6 +42,8 @@ class Prod:
             (tmp / d).mkdir(exist_ok=True)
         env = {**os.environ, "DPLAB_ADDRESS": "127.0.0.1", "DPLAB_PORT": str(self.port),
                "DPLAB_WORKERS": "1", "TMPDIR": str(tmp / "tmp"), "HOME": str(tmp / "home")}
+        # (the lessons' values shared by the run's serve-prods: tests/deploy/test_serve_prod.py)
+        env.setdefault("DPLAB_CACHE_DIR", str(tmp.parent / "lesson-values"))
         for name in ("BOKEH_RESOURCES", "DPLAB_TEST_APP"):
             env.pop(name, None)
         with self.log.open("wb") as fh:

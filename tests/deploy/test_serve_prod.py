@@ -87,7 +87,8 @@ def wait_until(pred: Callable[[], Any], timeout: float, what: str, every: float 
 class Prod:
     """One running scripts/serve-prod."""
 
-    def __init__(self, tmp: Path, port: int | None = None, **env: str) -> None:
+    def __init__(self, tmp: Path, port: int | None = None, *, own_values: bool = False,
+                 **env: str) -> None:
         self.port = port or _free_port()
         self.prefix = env.get("DPLAB_PREFIX", "")
         self.base = f"http://127.0.0.1:{self.port}{self.prefix}"
@@ -99,6 +100,11 @@ class Prod:
                     "DPLAB_WORKERS": "2", "DPLAB_TEST_APP": str(FAULT_APP),
                     "TMPDIR": str(tmp / "tmp"), "HOME": str(tmp / "home"), **env}
         full_env.pop("BOKEH_RESOURCES", None)
+        if not own_values:
+            # The lessons' computed values (~2.7 s of a worker's CPU at its start) in one
+            # folder for every serve-prod of the test run, as one machine's /tmp keeps them;
+            # ``own_values``: serve-prod's own choice, its run folder.
+            full_env.setdefault("DPLAB_CACHE_DIR", str(tmp.parent / "lesson-values"))
         with self.log.open("wb") as fh:
             self.proc = subprocess.Popen([str(SERVE_PROD)], cwd=tmp, env=full_env,
                                          stdout=fh, stderr=subprocess.STDOUT)
@@ -170,7 +176,7 @@ def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any, by
 
 @pytest.fixture(scope="module")
 def prod(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prod]:
-    p = Prod(tmp_path_factory.mktemp("prod"), DPLAB_MAX_SESSIONS="40")
+    p = Prod(tmp_path_factory.mktemp("prod"), own_values=True, DPLAB_MAX_SESSIONS="40")
     yield p
     assert p.stop() == 0
 
@@ -349,7 +355,8 @@ def test_workers_write_nothing_but_the_balancer_config(prod: Prod) -> None:
     names = sorted(p.name for p in (prod.tmp / "tmp").rglob("*"))
     run_dirs = [p for p in (prod.tmp / "tmp").iterdir()]
     assert len(run_dirs) == 1 and run_dirs[0].name.startswith("dplab-serve-"), names
-    values = {n for n in names if re.fullmatch(r"(gaussian|cdf)-[0-9a-f]{24}\.json", n)}
+    # (and the lock one worker held while it computed them, lessons._computing)
+    values = {n for n in names if re.fullmatch(r"(gaussian|cdf)-[0-9a-f]{24}\.(json|lock)", n)}
     assert values and (run_dirs[0] / "values").is_dir(), names  # (made at a worker's start)
     assert set(names) - {run_dirs[0].name} - values == {
         "haproxy.cfg", "haproxy.sock", "502.http", "503.http", "504.http", "redis.sock",

@@ -80,3 +80,27 @@ def test_the_key_changes_with_the_code(tmp_path: Path, monkeypatch: pytest.Monke
         monkeypatch.undo()
         lessons.code_key.cache_clear()
     assert lessons.code_key() == key
+
+
+def test_processes_starting_together_compute_once(tmp_path: Path) -> None:
+    """Two processes of the same code asking for the same lesson with an empty store (as
+    serve-prod's workers at their start): one computes, the other waits and reads its file.
+    Each computation is made to take a second here, so that both ask while the first computes
+    (without the lock both compute: this test then fails)."""
+    store = tmp_path / "store"
+    store.mkdir()
+    code = ("import sys, time, pathlib, lessons\n"
+            "lessons.keep_values_in(pathlib.Path(sys.argv[1]))\n"
+            "real = lessons._computed\n"
+            "def slow(lesson):\n"
+            "    print('computed', flush=True); time.sleep(1.0); return real(lesson)\n"
+            "lessons._computed = slow\n"
+            "print(lessons.values('gaussian')['sim_max'], flush=True)\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(store)], cwd=ROOT, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e[-2000:] for _, e in outs]
+    lines = [o.split() for o, _ in outs]
+    assert sum(line.count("computed") for line in lines) == 1, lines
+    assert lines[0][-1] == lines[1][-1] == lessons._computed("gaussian")["sim_max"], lines
