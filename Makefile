@@ -9,7 +9,7 @@ LOCK   := requirements/test.lock
 TOOLS  := requirements/tools.lock
 UV     := uv==0.13.8
 
-.PHONY: serve test shots lint bench lock
+.PHONY: serve test shots browsers-and-services lint bench lock
 
 # uv installs the lock in ~3 s where pip took ~35 s (a fresh clone, 2026-12-07; pip compiles
 # every module ahead, uv leaves that to the first import). uv itself comes hashed from
@@ -45,24 +45,24 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: $(STAMP)
+test: $(STAMP) browsers-and-services
 	$(BIN)/ruff check .
-	@bash scripts/ensure-chromium.sh
-	@bash scripts/ensure-haproxy.sh
-	@bash scripts/ensure-redis.sh
-	@bash scripts/ensure-axe.sh
 	@# mypy (one core, ~17 s without its cache) beside the tests: both must pass
 	$(BIN)/mypy & typing=$$!; $(BIN)/python scripts/run-tests; tests=$$?; \
 	  wait $$typing; typed=$$?; [ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
 # `make test` with the browser tests' screenshots (test-artifacts/*.png: every page, both
 # languages, phone to projector), which `make test` skips to save ~1 s of CPU each
-shots: $(STAMP)
+shots: $(STAMP) browsers-and-services
+	DPLAB_SHOTS=1 $(BIN)/python scripts/run-tests
+
+# What the browser, deployment and accessibility tests need (each script installs only what
+# is missing, or says why those tests are skipped)
+browsers-and-services:
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/ensure-haproxy.sh
 	@bash scripts/ensure-redis.sh
 	@bash scripts/ensure-axe.sh
-	DPLAB_SHOTS=1 $(BIN)/python scripts/run-tests
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/gaussian_speed.py

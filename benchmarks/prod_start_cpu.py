@@ -31,36 +31,23 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from _common import ROOT, free_port  # noqa: E402
+from classroom_load import _tree  # noqa: E402
 
 HZ = os.sysconf("SC_CLK_TCK")
 
 
-def _stat(pid: int) -> list[str] | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
 def workers_cpu(root_pid: int) -> float:
-    """CPU seconds of every descendant of ``root_pid`` except HAProxy and Redis."""
-    children: dict[int, list[int]] = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            f = _stat(int(d))
-            if f is not None:
-                children.setdefault(int(f[1]), []).append(int(d))
-    total, stack = 0.0, list(children.get(root_pid, []))
-    while stack:
-        pid = stack.pop()
-        stack += children.get(pid, [])
-        f = _stat(pid)
+    """CPU seconds of every process ``root_pid`` started (its tree, itself apart) except HAProxy
+    and Redis."""
+    total = 0.0
+    for pid in _tree(root_pid)[1:]:
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if f is not None and b"haproxy" not in cmd and b"redis" not in cmd:
-            total += (int(f[11]) + int(f[12])) / HZ
+        if b"haproxy" not in cmd and b"redis" not in cmd:
+            total += (int(fields[11]) + int(fields[12])) / HZ
     return total
 
 
